@@ -1,0 +1,74 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every environment variable Quire reads. The README's configuration table mirrors
+ * this list; `describeConfig()` prints it so the two cannot drift apart unnoticed.
+ */
+const intVar = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+export const configSchema = z.object({
+  PORT: intVar(3002, 0, 65535).describe('TCP port the API listens on.'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Interface the API binds to.'),
+  QUIRE_DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./data')
+    .describe('Folder for the SQLite store and anything else Quire keeps on disk.'),
+  QUIRE_API_KEYS: z
+    .string()
+    .default('')
+    .describe('Comma-separated API keys accepted for the default team, in addition to stored keys.'),
+  QUIRE_DEFAULT_TEAM: z
+    .string()
+    .min(1)
+    .default('default')
+    .describe('Team that configured keys and the first generated key belong to.'),
+  QUIRE_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('Log level of the structured (JSON) logs on stdout.'),
+  QUIRE_WORKERS: intVar(Math.max(1, os.availableParallelism()), 1, 256).describe(
+    'Conversion worker threads (default: one per core).',
+  ),
+  QUIRE_WORKER_HEAP_MB: intVar(1536, 64, 65536).describe(
+    'Heap limit of each conversion worker; a conversion that needs more fails alone.',
+  ),
+  QUIRE_QUEUE_SIZE: intVar(256, 0, 1_000_000).describe(
+    'Conversions that may wait for a worker; past it, parse answers 429.',
+  ),
+  QUIRE_TEAM_CONCURRENCY: intVar(8, 1, 10_000).describe(
+    'Parses one team may run at once; more wait (metadata.concurrencyLimited).',
+  ),
+  QUIRE_RATE_LIMIT_PER_MINUTE: intVar(0, 0, 10_000_000).describe(
+    'Requests per minute per team; 0 turns the rate limit off.',
+  ),
+  QUIRE_SHUTDOWN_GRACE_MS: intVar(30_000, 0, 600_000).describe(
+    'How long shutdown waits for in-flight requests to finish.',
+  ),
+});
+
+export type Config = z.infer<typeof configSchema> & { dbPath: string };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  }
+  const dataDir = path.resolve(parsed.data.QUIRE_DATA_DIR);
+  return { ...parsed.data, QUIRE_DATA_DIR: dataDir, dbPath: path.join(dataDir, 'quire.db') };
+}
+
+/** One row per variable: name, default and meaning, for the README and `quire config`. */
+export function describeConfig(): { name: string; fallback: string; meaning: string }[] {
+  return Object.entries(configSchema.shape).map(([name, schema]) => {
+    const defaulted = schema.safeParse(undefined);
+    return {
+      name,
+      fallback: defaulted.success ? String(defaulted.data) : '',
+      meaning: schema.description ?? '',
+    };
+  });
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+
+/** Error codes Quire answers with; the first two are the contract's own. */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNKNOWN_ERROR'
+  | 'UNSUPPORTED_FILE_TYPE'
+  | 'PARSE_UNSUPPORTED_OPTIONS'
+  | 'NOT_IMPLEMENTED'
+  | 'SCRAPE_TIMEOUT'
+  | 'NOT_FOUND'
+  | 'UNPARSABLE_DOCUMENT'
+  | 'ENCRYPTED_DOCUMENT'
+  | 'RESOURCE_LIMIT'
+  | 'UNAUTHORIZED';
+
+/**
+ * An error whose status, code and message are meant for the caller. Anything else that
+ * reaches the error handler is a bug and becomes a 500 with an error id.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode | undefined;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: ErrorCode | undefined,
+    message: string,
+    extra: { details?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = extra.details;
+    this.headers = extra.headers ?? {};
+  }
+
+  /** The body the contract prescribes for this status. */
+  body(): Record<string, unknown> {
+    // 402 and 429 carry `error` only, as the contract's tables say.
+    if (this.status === 402 || this.status === 429) return { error: this.message };
+    const body: Record<string, unknown> = { success: false };
+    if (this.code && this.status !== 401 && this.status !== 403) body.code = this.code;
+    body.error = this.message;
+    if (this.details !== undefined) body.details = this.details;
+    return body;
+  }
+}
+
+export const badRequest = (message: string, details?: unknown) =>
+  new ApiError(400, 'BAD_REQUEST', message, { details });
+
+export function unknownErrorBody(): { errorId: string; body: Record<string, unknown> } {
+  const errorId = randomUUID();
+  return {
+    errorId,
+    body: {
+      success: false,
+      code: 'UNKNOWN_ERROR',
+      error: `An unexpected error occurred. Please check the server logs for details. Error ID: ${errorId}`,
+    },
+  };
+}

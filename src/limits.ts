@@ -1,0 +1,36 @@
+/**
+ * Every safety limit in one place. Each number says why it is what it is, so that
+ * raising one is a decision rather than an accident.
+ */
+const MiB = 1024 * 1024;
+
+export const limits = {
+  /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
+  uploadBytes: 50 * MiB,
+  /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */
+  optionsBytes: 1 * MiB,
+  /** Multipart parts other than `file` and `options` are rejected, so a few fields suffice. */
+  multipartFields: 8,
+  /** JSON bodies on JSON routes (upstream answers 413 past 10 MB). */
+  jsonBodyBytes: 10 * MiB,
+  /**
+   * Element nesting kept from an HTML page. Browsers' parsers stop nesting near 512; the
+   * tree walkers downstream recurse, so deeper elements are hoisted to this depth.
+   */
+  htmlDepth: 256,
+  /** Elements in one HTML page; a real page has well under a million. Beyond it is hostile. */
+  htmlElements: 2_000_000,
+  /** Bytes sniffed for a file's signature and for charset detection. */
+  sniffBytes: 64 * 1024,
+  /** Columns of one CSV row; real data stays far below, a junk file can claim millions. */
+  csvColumns: 4096,
+  /** A single CSV field; a 50 MB quoted field is junk, not data. */
+  csvFieldBytes: 8 * MiB,
+  /** Default per-request deadline and its ceiling, from the contract. */
+  timeoutDefaultMs: 30_000,
+  timeoutMaxMs: 300_000,
+  /** Upstream's lower bound for `timeout`: under a second nothing useful can finish. */
+  timeoutMinMs: 1_000,
+  /** Heap of one conversion worker: a 50 MB upload's tree and output fit; a bomb does not. */
+  workerHeapMb: 1536,
+} as const;

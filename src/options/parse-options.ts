@@ -1,0 +1,191 @@
+import { matches } from 'hast-util-select';
+import { z } from 'zod';
+import { limits } from '../limits.ts';
+
+/** Formats a parse can produce; `json` is the only one with extra fields. */
+const simpleFormat = (type: string) => z.strictObject({ type: z.literal(type) });
+
+const jsonFormat = z.strictObject({
+  type: z.literal('json'),
+  schema: z
+    .record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' })
+    .optional()
+    .describe('A JSON Schema for the output.'),
+  prompt: z
+    .string()
+    .max(10_000, { error: 'must be at most 10000 characters' })
+    .optional()
+    .describe('The prompt for the JSON output.'),
+});
+
+export const formatTypes = ['markdown', 'summary', 'html', 'rawHtml', 'links', 'images', 'json'] as const;
+export type FormatType = (typeof formatTypes)[number];
+
+/** Format types that only make sense for a live page; parse refuses them by name. */
+export const scrapeOnlyFormats = [
+  'screenshot',
+  'branding',
+  'changeTracking',
+  'product',
+  'menu',
+  'question',
+  'highlights',
+  'audio',
+  'video',
+  'attributes',
+  'rawBase64',
+] as const;
+
+const formatObject = z.discriminatedUnion(
+  'type',
+  [
+    simpleFormat('markdown'),
+    simpleFormat('summary'),
+    simpleFormat('html'),
+    simpleFormat('rawHtml'),
+    simpleFormat('links'),
+    simpleFormat('images'),
+    jsonFormat,
+  ],
+  { error: `must be one of ${formatTypes.join(', ')}` },
+);
+
+/** `"markdown"` is shorthand for `{type:"markdown"}`. */
+const format = z.preprocess((v) => (typeof v === 'string' ? { type: v } : v), formatObject);
+
+const pdfParser = z.strictObject({
+  type: z.literal('pdf', { error: 'must be "pdf"' }),
+  mode: z
+    .enum(['fast', 'auto', 'ocr'], { error: 'must be one of fast, auto, ocr' })
+    .default('auto')
+    .describe('fast: text only; auto: text first, OCR fallback; ocr: OCR on every page.'),
+  maxPages: z
+    .number({ error: 'must be an integer from 1 to 10000' })
+    .int({ error: 'must be an integer from 1 to 10000' })
+    .min(1, { error: 'must be an integer from 1 to 10000' })
+    .max(10_000, { error: 'must be an integer from 1 to 10000' })
+    .optional()
+    .describe('Limits how many PDF pages are parsed.'),
+});
+/** `"pdf"` is shorthand for `{type:"pdf"}`. */
+const parser = z.preprocess((v) => (v === 'pdf' ? { type: 'pdf' } : v), pdfParser);
+
+export const piiEntities = ['PERSON', 'EMAIL', 'PHONE', 'LOCATION', 'FINANCIAL', 'SECRET'] as const;
+const piiOptions = z.strictObject({
+  mode: z
+    .enum(['accurate', 'aggressive', 'fast'], { error: 'must be one of accurate, aggressive, fast' })
+    .default('accurate'),
+  entities: z
+    .array(z.enum(piiEntities, { error: `must be one of ${piiEntities.join(', ')}` }))
+    .optional(),
+  replaceStyle: z.enum(['tag', 'mask', 'remove'], { error: 'must be one of tag, mask, remove' }).default('tag'),
+});
+
+/** Integrations upstream accepts; anything starting with `_` is a private one. */
+const integrations = [
+  'dify',
+  'zapier',
+  'pipedream',
+  'raycast',
+  'langchain',
+  'crewai',
+  'llamaindex',
+  'n8n',
+  'camelai',
+  'make',
+  'flowise',
+  'metagpt',
+  'relevanceai',
+  'viasocket',
+  'cli',
+  'hermes',
+  'gstack',
+  'prometheus',
+] as const;
+
+/** A CSS selector is valid when hast-util-select can compile it. */
+function isSelector(selector: string): boolean {
+  try {
+    matches(selector, { type: 'element', tagName: 'div', properties: {}, children: [] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const selectorList = z.array(
+  z.string().min(1, { error: 'must not be empty' }).refine(isSelector, { error: 'must be a valid CSS selector' }),
+  { error: 'must be an array of CSS selectors' },
+);
+
+const bool = (fallback: boolean, description: string) =>
+  z.boolean({ error: 'must be true or false' }).default(fallback).describe(description);
+
+export const parseOptionsSchema = z
+  .strictObject({
+    formats: z
+      .array(format, { error: 'must be an array of format names or objects' })
+      .default([{ type: 'markdown' }])
+      .describe('Outputs to produce.'),
+    onlyMainContent: bool(true, 'Return only the main content of HTML pages.'),
+    includeTags: selectorList.optional().describe('CSS selectors of the elements to keep.'),
+    excludeTags: selectorList.optional().describe('CSS selectors of the elements to remove.'),
+    headers: z
+      .record(z.string(), z.string(), { error: 'must be an object of string header values' })
+      .optional()
+      .describe('Headers for additional network requests.'),
+    timeout: z
+      .number({ error: `must be an integer from ${limits.timeoutMinMs} to ${limits.timeoutMaxMs}` })
+      .int({ error: `must be an integer from ${limits.timeoutMinMs} to ${limits.timeoutMaxMs}` })
+      .min(limits.timeoutMinMs, {
+        error: `must be an integer from ${limits.timeoutMinMs} to ${limits.timeoutMaxMs}`,
+      })
+      .max(limits.timeoutMaxMs, {
+        error: `must be an integer from ${limits.timeoutMinMs} to ${limits.timeoutMaxMs}`,
+      })
+      .default(limits.timeoutDefaultMs)
+      .describe('Deadline in milliseconds, time spent queued included.'),
+    parsers: z
+      .array(parser, { error: 'must be an array of "pdf" or parser objects' })
+      .default([{ type: 'pdf', mode: 'auto' }])
+      .describe('PDF parser settings.'),
+    skipTlsVerification: bool(true, 'Skip TLS verification for additional requests.'),
+    removeBase64Images: bool(true, 'Replace base64 images with alt-text placeholders.'),
+    blockAds: bool(true, 'Ad and cookie-popup blocking.'),
+    redactPII: z
+      .union([z.boolean(), piiOptions], { error: 'must be true, false or a PII options object' })
+      .default(false)
+      .describe('Redact personal information from the Markdown.'),
+    proxy: z.string({ error: 'must be "basic" or "auto"' }).optional(),
+    origin: z.string({ error: 'must be a string' }).max(256).default('api'),
+    integration: z
+      .string({ error: 'must be a string or null' })
+      .refine((v) => v.startsWith('_') || (integrations as readonly string[]).includes(v), {
+        error: `Invalid enum value. Expected ${integrations.join(', ')}, or a value starting with _`,
+      })
+      .nullable()
+      .optional(),
+    auditMetadata: z
+      .strictObject({
+        username: z
+          .string({ error: 'must be a string' })
+          .min(1, { error: 'must not be empty' })
+          .max(1024, { error: 'must be at most 1024 characters' }),
+      })
+      .optional()
+      .describe('User attribution for audit events.'),
+    zeroDataRetention: bool(false, 'Keep no content of this parse anywhere.'),
+    // Scrape-only options: accepted by the schema so that they can be refused by name.
+    actions: z.array(z.unknown()).optional(),
+    waitFor: z.number().optional(),
+    location: z.unknown().optional(),
+    mobile: z.boolean().optional(),
+    maxAge: z.number().optional(),
+    minAge: z.number().optional(),
+    storeInCache: z.boolean().optional(),
+    fastMode: z.boolean().optional(),
+  })
+  .describe('Parse options');
+
+export type ParseOptionsInput = z.input<typeof parseOptionsSchema>;
+export type ParseOptions = z.output<typeof parseOptionsSchema>;
+export type FormatRequest = ParseOptions['formats'][number];

@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import { ApiError, badRequest } from '../http/errors.ts';
+import { type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
+
+/** `options.parsers[0].maxPages`: the path a caller would write to reach the field. */
+export function fieldPath(root: string, path: readonly PropertyKey[]): string {
+  let out = root;
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  return out;
+}
+
+export function describeIssue(root: string, issue: z.core.$ZodIssue): string {
+  const where = fieldPath(root, issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    return `${where} has unrecognized key${issue.keys.length > 1 ? 's' : ''} ${keys}; see the v2 API documentation for the accepted fields`;
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where} is required`;
+  return `${where} ${issue.message}`;
+}
+
+/** 400 BAD_REQUEST whose message names every field and rule that failed. */
+export function validationError(root: string, error: z.ZodError): ApiError {
+  const messages = error.issues.map((issue) => describeIssue(root, issue));
+  return badRequest(messages.join('; '), error.issues);
+}
+
+const scrapeOnlyOptions: Record<string, (value: unknown) => boolean> = {
+  actions: (v) => Array.isArray(v) && v.length > 0,
+  waitFor: (v) => typeof v === 'number' && v > 0,
+  location: (v) => v !== undefined && v !== null,
+  mobile: (v) => v === true,
+  maxAge: (v) => v !== undefined,
+  minAge: (v) => v !== undefined,
+  storeInCache: (v) => v !== undefined,
+  fastMode: (v) => v === true,
+};
+
+function unsupported(what: string): ApiError {
+  return new ApiError(400, 'PARSE_UNSUPPORTED_OPTIONS', `Parse uploads do not support ${what}.`);
+}
+
+/** Refuse what only makes sense for a live page, naming it (upstream's PARSE_UNSUPPORTED_OPTIONS). */
+function checkScrapeOnly(raw: Record<string, unknown>): void {
+  const formats = raw.formats;
+  if (Array.isArray(formats)) {
+    formats.forEach((f, i) => {
+      const type = typeof f === 'string' ? f : (f as { type?: unknown } | null)?.type;
+      if (typeof type === 'string' && (scrapeOnlyFormats as readonly string[]).includes(type)) {
+        throw unsupported(`the ${type} format (options.formats[${i}])`);
+      }
+    });
+  }
+  for (const [key, isUsed] of Object.entries(scrapeOnlyOptions)) {
+    if (isUsed(raw[key])) throw unsupported(`options.${key}`);
+  }
+  if (raw.proxy !== undefined && raw.proxy !== 'basic' && raw.proxy !== 'auto') {
+    throw unsupported(`options.proxy "${String(raw.proxy)}" (only "basic" and "auto" are supported)`);
+  }
+}
+
+/**
+ * Features the schema accepts but this build cannot produce yet: refused by name with 501
+ * rather than silently ignored.
+ */
+function checkImplemented(options: ParseOptions): void {
+  const missing: string[] = [];
+  options.formats.forEach((f, i) => {
+    if (f.type === 'summary' || f.type === 'json') missing.push(`the ${f.type} format (options.formats[${i}])`);
+  });
+  if (options.redactPII !== false) missing.push('options.redactPII');
+  if (missing.length > 0) {
+    throw new ApiError(501, 'NOT_IMPLEMENTED', `This Quire build does not implement ${missing.join(' or ')} yet.`);
+  }
+}
+
+export function validateParseOptions(raw: unknown): ParseOptions {
+  if (raw === undefined) raw = {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw badRequest("The 'options' field must parse to a JSON object.");
+  }
+  checkScrapeOnly(raw as Record<string, unknown>);
+  const parsed = parseOptionsSchema.safeParse(raw);
+  if (!parsed.success) throw validationError('options', parsed.error);
+  checkImplemented(parsed.data);
+  return parsed.data;
+}
