@@ -1,0 +1,84 @@
+import { ApiError } from '../http/errors.ts';
+import { type FormatId, type FormatInfo, formatByExtension, formatByMimeType, formatInfo, formats } from './formats.ts';
+import { sniff } from './sniff.ts';
+
+export interface UploadDescription {
+  filename: string;
+  contentType: string | undefined;
+  bytes: Uint8Array;
+}
+
+/** How the format was decided, for logs and for the caller's `warning` when labels lied. */
+export interface Detection {
+  format: FormatId;
+  /** Set when the bytes overruled the extension or content type. */
+  relabelled?: { claimed: FormatId };
+}
+
+/** Extension first, then the part's Content-Type, as upstream does (behaviour doc §1). */
+export function claimedFormat(filename: string, contentType: string | undefined): FormatInfo | undefined {
+  return formatByExtension(filename) ?? formatByMimeType(contentType);
+}
+
+function unsupported(reason: string, implemented: ReadonlySet<FormatId>): ApiError {
+  const extensions = formats.filter((f) => implemented.has(f.id)).flatMap((f) => f.extensions);
+  return new ApiError(
+    400,
+    'UNSUPPORTED_FILE_TYPE',
+    `${reason} Supported file types: ${extensions.join(', ')}.`,
+  );
+}
+
+/**
+ * Decide what an upload really is (behaviour doc, decision 3): the name and Content-Type
+ * give a claim, the bytes confirm or overrule it, and bytes that match no supported format
+ * are refused with UNSUPPORTED_FILE_TYPE. `implemented` is the set this build converts.
+ */
+export function detectFormat(upload: UploadDescription, implemented: ReadonlySet<FormatId>): Detection {
+  const claimed = claimedFormat(upload.filename, upload.contentType);
+  const sniffed = sniff(upload.bytes);
+  const decide = (format: FormatId): Detection => {
+    if (!implemented.has(format)) {
+      throw unsupported(`Converting ${formatInfo(format).label} files is not available in this Quire build.`, implemented);
+    }
+    return claimed && claimed.id !== format ? { format, relabelled: { claimed: claimed.id } } : { format };
+  };
+
+  switch (sniffed.kind) {
+    case 'format': {
+      // Family members that share a container (docx/docm, xlsx/xlsm) keep the claimed name.
+      const sameFamily = claimed && claimed.container === formatInfo(sniffed.format).container && isSibling(claimed.id, sniffed.format);
+      return decide(sameFamily ? claimed.id : sniffed.format);
+    }
+    case 'container':
+      if (claimed?.container === sniffed.container) return decide(claimed.id);
+      throw unsupported(
+        `The upload is a ${sniffed.container === 'zip' ? 'ZIP archive' : 'OLE compound file'} that is none of the supported formats.`,
+        implemented,
+      );
+    case 'text':
+      if (claimed?.container === 'text') {
+        // A .csv that is really an HTML page is parsed as HTML; never the other way round.
+        return decide(claimed.id === 'csv' && sniffed.looksLikeHtml ? 'html' : claimed.id);
+      }
+      if (sniffed.looksLikeHtml) return decide('html');
+      if (!claimed) return decide('csv');
+      throw unsupported(`The upload is named as ${claimed.label} but its bytes are plain text.`, implemented);
+    case 'binary':
+      throw unsupported(
+        claimed
+          ? `The upload is named as ${claimed.label} but its bytes are not a ${claimed.label} file.`
+          : `The upload "${upload.filename}" is not a supported file type.`,
+        implemented,
+      );
+  }
+}
+
+const families: readonly (readonly FormatId[])[] = [
+  ['docx', 'docm'],
+  ['xlsx', 'xlsm'],
+  ['pptx', 'pptm'],
+];
+function isSibling(a: FormatId, b: FormatId): boolean {
+  return a === b || families.some((f) => f.includes(a) && f.includes(b));
+}

@@ -1,0 +1,95 @@
+import { limits } from '../limits.ts';
+import type { FormatId } from './formats.ts';
+import { listZip } from './zip-entries.ts';
+
+/** What the bytes themselves say a file is. */
+export type Sniffed =
+  | { kind: 'format'; format: FormatId }
+  /** A container that holds several formats whose members we could not tell apart. */
+  | { kind: 'container'; container: 'zip' | 'ole' }
+  | { kind: 'text'; looksLikeHtml: boolean }
+  | { kind: 'binary' };
+
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+function startsWith(bytes: Uint8Array, magic: readonly number[], at = 0): boolean {
+  return magic.every((b, i) => bytes[at + i] === b);
+}
+
+function indexOfAscii(bytes: Uint8Array, needle: string, within: number): number {
+  const end = Math.min(bytes.length - needle.length, within);
+  outer: for (let i = 0; i <= end; i++) {
+    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+function sniffZip(bytes: Uint8Array): Sniffed {
+  const listing = listZip(bytes);
+  if (!listing) return { kind: 'container', container: 'zip' };
+  const odf: Record<string, FormatId> = {
+    'application/vnd.oasis.opendocument.text': 'odt',
+    'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+    'application/vnd.oasis.opendocument.presentation': 'odp',
+    'application/epub+zip': 'epub',
+  };
+  const byMime = listing.mimetype ? odf[listing.mimetype] : undefined;
+  if (byMime) return { kind: 'format', format: byMime };
+  const has = (name: string) => listing.names.includes(name);
+  const under = (prefix: string) => listing.names.some((n) => n.startsWith(prefix));
+  const macros = (part: string) => has(`${part}/vbaProject.bin`);
+  if (under('word/')) return { kind: 'format', format: macros('word') ? 'docm' : 'docx' };
+  if (has('xl/workbook.bin')) return { kind: 'format', format: 'xlsb' };
+  if (under('xl/')) return { kind: 'format', format: macros('xl') ? 'xlsm' : 'xlsx' };
+  if (under('ppt/')) return { kind: 'format', format: macros('ppt') ? 'pptm' : 'pptx' };
+  if (has('META-INF/container.xml')) return { kind: 'format', format: 'epub' };
+  return { kind: 'container', container: 'zip' };
+}
+
+const HTML_START =
+  /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|meta|title|div|p|table|h[1-6]|article|section|main|span|a|ul|ol|br|img|link|script|style|form|header|nav)[\s/>]/i;
+
+/** Text when there are no NUL bytes (UTF-16 aside) and few control characters. */
+function sniffText(bytes: Uint8Array): Sniffed {
+  const window = bytes.subarray(0, limits.sniffBytes);
+  const utf16 =
+    (window[0] === 0xff && window[1] === 0xfe) ||
+    (window[0] === 0xfe && window[1] === 0xff) ||
+    looksLikeBomlessUtf16(window);
+  if (!utf16) {
+    let control = 0;
+    for (const b of window) {
+      if (b === 0) return { kind: 'binary' };
+      if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) control++;
+    }
+    if (control > window.length / 10) return { kind: 'binary' };
+  }
+  const head = new TextDecoder(utf16 ? (window[0] === 0xfe ? 'utf-16be' : 'utf-16le') : 'latin1').decode(
+    window.subarray(0, 4096),
+  );
+  return { kind: 'text', looksLikeHtml: HTML_START.test(head.replace(/^\uFEFF/, '')) };
+}
+
+/** ASCII text in UTF-16 without a BOM has a zero in every other byte. */
+function looksLikeBomlessUtf16(window: Uint8Array): boolean {
+  const n = Math.min(window.length, 512) & ~1;
+  if (n < 4) return false;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (window[i] === 0) evenZeros++;
+    if (window[i + 1] === 0) oddZeros++;
+  }
+  const pairs = n / 2;
+  return (oddZeros > pairs * 0.6 && evenZeros < pairs * 0.1) || (evenZeros > pairs * 0.6 && oddZeros < pairs * 0.1);
+}
+
+export function sniff(bytes: Uint8Array): Sniffed {
+  // The PDF header may follow junk; readers accept it within the first 1 KB.
+  if (indexOfAscii(bytes, '%PDF-', 1024) >= 0) return { kind: 'format', format: 'pdf' };
+  if (startsWith(bytes, OLE_MAGIC)) return { kind: 'container', container: 'ole' };
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return sniffZip(bytes);
+  if (indexOfAscii(bytes, '{\\rtf', 8) >= 0) return { kind: 'format', format: 'rtf' };
+  return sniffText(bytes);
+}
