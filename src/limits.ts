@@ -31,6 +31,4 @@ export const limits = {
   timeoutMaxMs: 300_000,
   /** Upstream's lower bound for `timeout`: under a second nothing useful can finish. */
   timeoutMinMs: 1_000,
-  /** Heap of one conversion worker: a 50 MB upload's tree and output fit; a bomb does not. */
-  workerHeapMb: 1536,
 } as const;

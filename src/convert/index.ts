@@ -1,0 +1,12 @@
+import type { FormatId } from '../detect/formats.ts';
+import type { Converter } from './converter.ts';
+import { convertCsv } from './csv/convert-csv.ts';
+import { convertHtml } from './html/convert-html.ts';
+
+/** The one place a format plugs in: its converter, producing the shared document model. */
+export const converters: Partial<Record<FormatId, Converter>> = {
+  html: convertHtml,
+  csv: convertCsv,
+};
+
+export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);

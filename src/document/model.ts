@@ -1,0 +1,50 @@
+import type { Root } from 'hast';
+
+/**
+ * The one document model every converter produces. The body is a hast tree (an HTML
+ * syntax tree, https://github.com/syntax-tree/hast) restricted to semantic elements:
+ * headings, paragraphs, lists (`ol[start]`, task items as `input[type=checkbox]`),
+ * tables (`th`, `colspan`, `rowspan`), links, images, code, quotes. Transforms and
+ * renderers work on this tree alone, so a fix there fixes every format at once.
+ *
+ * Large tabular data (CSV now, spreadsheets later) is carried by a `dataTable` node whose
+ * rows are produced on demand, so a 50 MB table never exists as millions of tree nodes.
+ */
+export interface DataTable {
+  type: 'dataTable';
+  /** Widest row; shorter rows are padded when rendered. */
+  columns: number;
+  /** Number of data rows (the header excluded). */
+  rowCount: number;
+  /** The header row, or undefined when the source has none. */
+  header: string[] | undefined;
+  /** Yields every data row, freshly, each time it is called. */
+  rows: () => Iterable<string[]>;
+  position?: undefined;
+  data?: undefined;
+}
+
+declare module 'hast' {
+  interface RootContentMap {
+    dataTable: DataTable;
+  }
+}
+
+export type MetadataValue = string | string[];
+export type DocumentMetadata = Record<string, MetadataValue>;
+
+export interface QuireDocument {
+  /** `web` pages get main-content extraction and tag filters; `document` formats do not. */
+  kind: 'web' | 'document';
+  tree: Root;
+  /** What the document says about itself: title, description, language, keywords, og:*, ... */
+  metadata: DocumentMetadata;
+  /** The MIME type reported as `metadata.contentType`. */
+  contentType: string;
+  /** The decoded source of an HTML page, for the `rawHtml` format. */
+  rawHtml?: string;
+  /** The URL relative references were resolved against. */
+  baseUrl: string;
+  /** Things the caller should know: recovered damage, truncation, relabelled input. */
+  warnings: string[];
+}

@@ -1,0 +1,78 @@
+import { converters } from '../convert/index.ts';
+import type { FormatId } from '../detect/formats.ts';
+import type { MetadataValue } from '../document/model.ts';
+import type { ParseOptions } from '../options/parse-options.ts';
+import { renderHtml } from '../render/html.ts';
+import { collectImages } from '../render/images.ts';
+import { collectLinks } from '../render/links.ts';
+import { renderMarkdown } from '../render/markdown.ts';
+import { transformDocument } from '../transform/index.ts';
+
+export interface ParseJob {
+  bytes: Uint8Array;
+  filename: string;
+  contentType: string | undefined;
+  format: FormatId;
+  options: ParseOptions;
+  /** Notes from before conversion (a relabelled upload), passed on as `warning`. */
+  warnings: string[];
+}
+
+/** The envelope's `data`, less what only the HTTP layer knows (concurrency figures). */
+export interface ParseData {
+  markdown?: string;
+  html?: string;
+  rawHtml?: string;
+  links?: string[];
+  images?: string[];
+  metadata: {
+    [key: string]: MetadataValue | number;
+    sourceURL: string;
+    url: string;
+    statusCode: number;
+    contentType: string;
+  };
+  warning?: string;
+}
+
+/**
+ * The address an upload is known by. It is absolute so that relative references can be
+ * made absolute, and under the reserved `.invalid` domain (RFC 2606) so that nobody mistakes
+ * it for a place the file can be fetched from.
+ */
+export function uploadUrl(filename: string): string {
+  return `https://uploads.quire.invalid/${encodeURIComponent(filename)}`;
+}
+
+/**
+ * convert → transform → render, for one upload. Runs inside a conversion worker; the
+ * HTTP layer has already validated the options and decided the format.
+ */
+export async function parseDocument(job: ParseJob): Promise<ParseData> {
+  const convert = converters[job.format];
+  if (!convert) throw new Error(`no converter registered for ${job.format}`);
+  const url = uploadUrl(job.filename);
+  const doc = await convert({
+    bytes: job.bytes,
+    filename: job.filename,
+    contentType: job.contentType,
+    format: job.format,
+    url,
+    options: job.options,
+  });
+  const tree = transformDocument(doc, job.options);
+  const wanted = new Set(job.options.formats.map((f) => f.type));
+  const { removeBase64Images } = job.options;
+
+  const data: ParseData = {
+    metadata: { ...doc.metadata, sourceURL: job.filename, url, statusCode: 200, contentType: doc.contentType },
+  };
+  if (wanted.has('markdown')) data.markdown = renderMarkdown(tree, { removeBase64Images });
+  if (wanted.has('html')) data.html = renderHtml(tree);
+  if (wanted.has('rawHtml')) data.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
+  if (wanted.has('links')) data.links = collectLinks(tree);
+  if (wanted.has('images')) data.images = collectImages(tree, { removeBase64Images });
+  const warnings = [...job.warnings, ...doc.warnings];
+  if (warnings.length > 0) data.warning = warnings.join(' ');
+  return data;
+}

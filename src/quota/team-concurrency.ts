@@ -1,0 +1,81 @@
+/**
+ * How many parses each team runs at once. Over the limit a request waits in line (its wait
+ * counts against its own timeout) and reports it as `concurrencyLimited`; cluster mode puts
+ * the same interface over Redis.
+ */
+export interface SlotLease {
+  /** Whether the first attempt found the team at its limit. */
+  limited: boolean;
+  waitedMs: number;
+  release(): void;
+}
+
+export interface TeamConcurrency {
+  acquire(team: string, signal: AbortSignal): Promise<SlotLease>;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export class InProcessTeamConcurrency implements TeamConcurrency {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  async acquire(team: string, signal: AbortSignal): Promise<SlotLease> {
+    const started = performance.now();
+    let limited = false;
+    if ((this.running.get(team) ?? 0) >= this.limit) {
+      limited = true;
+      await this.wait(team, signal);
+    }
+    this.running.set(team, (this.running.get(team) ?? 0) + 1);
+    let released = false;
+    return {
+      limited,
+      waitedMs: Math.round(performance.now() - started),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.running.set(team, (this.running.get(team) ?? 1) - 1);
+        this.wakeNext(team);
+      },
+    };
+  }
+
+  private wait(team: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const queue = this.waiting.get(team) ?? [];
+      this.waiting.set(team, queue);
+      const waiter: Waiter = {
+        resolve: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject,
+      };
+      const onAbort = () => {
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+    });
+  }
+
+  private wakeNext(team: string): void {
+    const queue = this.waiting.get(team);
+    if (!queue || queue.length === 0) {
+      this.waiting.delete(team);
+      return;
+    }
+    if ((this.running.get(team) ?? 0) < this.limit) queue.shift()!.resolve();
+  }
+}
