@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { Authenticator } from './http/auth.ts';
+import { buildServer } from './http/server.ts';
+import { ConversionPool } from './pipeline/worker-pool.ts';
+import { InProcessRateLimiter } from './quota/rate-limit.ts';
+import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
+import { createApiKey } from './store/api-keys.ts';
+import { SqliteStore } from './store/sqlite-store.ts';
+import type { Store } from './store/store.ts';
+
+export interface App {
+  server: FastifyInstance;
+  /** A key made on first start of an empty store, to be shown to the operator once. */
+  firstKey: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Wire the embedded mode: SQLite store, in-process pool, limits and queue. */
+export async function createApp(config: Config): Promise<App> {
+  const store: Store = new SqliteStore(config.dbPath);
+  const configuredKeys = config.QUIRE_API_KEYS.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  let firstKey: string | undefined;
+  if (configuredKeys.length === 0 && (await store.countActiveApiKeys()) === 0) {
+    firstKey = (await createApiKey(store, config.QUIRE_DEFAULT_TEAM, 'first start')).key;
+  }
+  const pool = new ConversionPool({
+    threads: config.QUIRE_WORKERS,
+    heapMb: config.QUIRE_WORKER_HEAP_MB,
+    queueSize: config.QUIRE_QUEUE_SIZE,
+  });
+  const server = buildServer({
+    config,
+    store,
+    pool,
+    auth: new Authenticator(store, configuredKeys, config.QUIRE_DEFAULT_TEAM),
+    concurrency: new InProcessTeamConcurrency(config.QUIRE_TEAM_CONCURRENCY),
+    rateLimiter: config.QUIRE_RATE_LIMIT_PER_MINUTE > 0 ? new InProcessRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE) : undefined,
+  });
+  return {
+    server,
+    firstKey,
+    async close() {
+      await server.close();
+      await pool.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { implementedFormats } from '../../convert/index.ts';
+import { detectFormat } from '../../detect/detect.ts';
+import { formatInfo } from '../../detect/formats.ts';
+import type { ParseOptions } from '../../options/parse-options.ts';
+import { validateParseOptions } from '../../options/validate.ts';
+import type { ParseData } from '../../pipeline/parse-document.ts';
+import { type ConversionPool, PoolError } from '../../pipeline/worker-pool.ts';
+import type { TeamConcurrency } from '../../quota/team-concurrency.ts';
+import { ApiError, badRequest } from '../errors.ts';
+import { type ParseUpload, readParseUpload } from '../multipart.ts';
+
+export interface ParseRouteDeps {
+  pool: ConversionPool;
+  concurrency: TeamConcurrency;
+}
+
+function parseOptionsField(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`Invalid JSON in the 'options' field: ${(error as Error).message}`);
+  }
+}
+
+const timeoutError = (ms: number) =>
+  new ApiError(408, 'SCRAPE_TIMEOUT', `The parse did not finish within its timeout of ${ms} ms.`);
+
+/**
+ * Cancel the work when the deadline passes or the client goes away, whichever comes first.
+ * Time spent waiting for a slot or a worker counts, as the contract's timeout does.
+ */
+function deadline(request: FastifyRequest, ms: number): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(timeoutError(ms)), ms);
+  // Until we answer, a closed socket means the client has gone and the work is wasted.
+  const onClose = () => controller.abort(new Error('client gone'));
+  request.raw.socket.once('close', onClose);
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      request.raw.socket.off('close', onClose);
+    },
+  };
+}
+
+const refusalStatus = 400;
+
+async function convert(
+  deps: ParseRouteDeps,
+  request: FastifyRequest,
+  upload: ParseUpload,
+  options: ParseOptions,
+): Promise<{ data: ParseData; limited: boolean; waitedMs: number }> {
+  const detection = detectFormat(upload.file, implementedFormats);
+  const warnings: string[] = [];
+  if (detection.relabelled) {
+    warnings.push(
+      `The upload was named as ${formatInfo(detection.relabelled.claimed).label} but its bytes are ${formatInfo(detection.format).label}; it was parsed as ${formatInfo(detection.format).label}.`,
+    );
+  }
+  if (request.audit) request.audit.format = detection.format;
+
+  const { signal, done } = deadline(request, options.timeout);
+  const principal = request.principal!;
+  try {
+    const lease = await deps.concurrency.acquire(principal.team, signal).catch(() => {
+      throw signal.reason instanceof ApiError ? signal.reason : timeoutError(options.timeout);
+    });
+    try {
+      const result = await deps.pool.run(
+        {
+          bytes: upload.file.bytes,
+          filename: upload.file.filename,
+          contentType: upload.file.contentType,
+          format: detection.format,
+          options,
+          warnings,
+        },
+        signal,
+      );
+      if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
+      return { data: result.data, limited: lease.limited, waitedMs: lease.waitedMs };
+    } finally {
+      lease.release();
+    }
+  } catch (error) {
+    if (error instanceof PoolError) throw poolFailure(error, options.timeout, signal);
+    throw error;
+  } finally {
+    done();
+  }
+}
+
+function poolFailure(error: PoolError, timeoutMs: number, signal: AbortSignal): Error {
+  switch (error.failure.kind) {
+    case 'aborted':
+      return signal.reason instanceof ApiError ? signal.reason : timeoutError(timeoutMs);
+    case 'queue-full':
+      return new ApiError(429, undefined, 'Too many documents are waiting for conversion. Please retry later.', {
+        headers: { 'retry-after': '5' },
+      });
+    case 'out-of-memory':
+      return new ApiError(
+        refusalStatus,
+        'RESOURCE_LIMIT',
+        'The document needs more memory to convert than one conversion may use.',
+      );
+    case 'crashed':
+      return error.failure.error;
+  }
+}
+
+export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): Promise<void> {
+  // The body is read by the handler as a stream, whatever its content type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  app.post('/v2/parse', async (request, reply) => {
+    const upload = await readParseUpload(request.raw);
+    const options = validateParseOptions(parseOptionsField(upload.options));
+    request.audit = {
+      username: options.auditMetadata?.username ?? null,
+      zeroDataRetention: options.zeroDataRetention,
+      // Under zero data retention even the file's name stays out of the audit log.
+      filename: options.zeroDataRetention ? null : upload.file.filename,
+      bytes: upload.file.bytes.length,
+    };
+    const { data, limited, waitedMs } = await convert(deps, request, upload, options);
+    const metadata: Record<string, unknown> = {
+      ...data.metadata,
+      scrapeId: randomUUID(),
+      concurrencyLimited: limited,
+    };
+    if (limited) metadata.concurrencyQueueDurationMs = waitedMs;
+    reply.header('cache-control', 'no-store');
+    return { success: true, data: { ...data, metadata } };
+  });
+}

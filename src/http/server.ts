@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import { limits } from '../limits.ts';
+import type { ConversionPool } from '../pipeline/worker-pool.ts';
+import type { RateLimiter } from '../quota/rate-limit.ts';
+import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import type { Store } from '../store/store.ts';
+import type { Authenticator } from './auth.ts';
+import { ApiError, unknownErrorBody } from './errors.ts';
+import { ClientGoneError } from './multipart.ts';
+import './request-context.ts';
+import { healthRoutes } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
+import { parseRoutes } from './routes/parse.ts';
+
+export interface ServerDeps {
+  config: Config;
+  store: Store;
+  pool: ConversionPool;
+  auth: Authenticator;
+  concurrency: TeamConcurrency;
+  rateLimiter: RateLimiter | undefined;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app = Fastify({
+    logger: {
+      level: deps.config.QUIRE_LOG_LEVEL,
+      redact: ['req.headers.authorization'],
+    },
+    bodyLimit: limits.jsonBodyBytes,
+    // Accept a caller's request id (so logs join up across services), else make one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestTimeout: limits.timeoutMaxMs + 60_000,
+    return503OnClosing: true,
+  });
+
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('audit', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ClientGoneError) {
+      request.log.info('client went away before the answer');
+      return reply.code(499).send();
+    }
+    if (error instanceof ApiError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.code(error.status).headers(error.headers).send(error.body());
+    }
+    // Fastify's own client errors (oversized JSON body, malformed JSON, ...).
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply
+        .code(error.statusCode)
+        .send({ success: false, code: 'BAD_REQUEST', error: error.message });
+    }
+    const { errorId, body } = unknownErrorBody();
+    request.log.error({ err: error, errorId }, 'unexpected error');
+    return reply.code(500).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({
+      success: false,
+      code: 'NOT_FOUND',
+      error: `Route ${request.method} ${request.url.split('?')[0]} does not exist.`,
+    }),
+  );
+
+  app.register(healthRoutes);
+  // Everything under /v2 needs a key (behaviour doc, decision 1), then passes the rate limit.
+  app.register(async (v2) => {
+    v2.addHook('onRequest', async (request) => {
+      request.principal = await deps.auth.authenticate(request);
+      if (deps.rateLimiter) {
+        const retryAfter = await deps.rateLimiter.consume(request.principal.team);
+        if (retryAfter > 0) {
+          throw new ApiError(
+            429,
+            undefined,
+            `Rate limit exceeded: at most ${deps.config.QUIRE_RATE_LIMIT_PER_MINUTE} requests per minute. Please retry after ${retryAfter}s.`,
+            { headers: { 'retry-after': String(retryAfter) } },
+          );
+        }
+      }
+    });
+    v2.addHook('onResponse', async (request, reply) => {
+      if (!request.audit || !request.principal) return;
+      await deps.store
+        .recordAudit({
+          at: new Date().toISOString(),
+          team: request.principal.team,
+          keyId: request.principal.keyId,
+          requestId: request.id,
+          action: 'parse',
+          status: reply.statusCode,
+          username: request.audit.username ?? null,
+          filename: request.audit.filename ?? null,
+          format: request.audit.format ?? null,
+          bytes: request.audit.bytes ?? null,
+          durationMs: Math.round(reply.elapsedTime),
+          zeroDataRetention: request.audit.zeroDataRetention ?? false,
+        })
+        .catch((err: unknown) => request.log.error({ err }, 'audit event not recorded'));
+    });
+    v2.register(openApiRoutes);
+    v2.register(parseRoutes, { pool: deps.pool, concurrency: deps.concurrency });
+  });
+  return app;
+}

@@ -1,0 +1,35 @@
+import { loadConfig } from './config.ts';
+import { createApp } from './app.ts';
+
+const config = loadConfig();
+const app = await createApp(config);
+const address = await app.server.listen({ port: config.PORT, host: config.HOST });
+const shown = address.replace('0.0.0.0', 'localhost');
+
+// Plain lines for the person who just ran `npm start`; the JSON logs are for machines.
+process.stdout.write(`\nQuire is listening on ${shown} (data in ${config.QUIRE_DATA_DIR})\n`);
+if (app.firstKey) {
+  process.stdout.write(
+    `First API key for team "${config.QUIRE_DEFAULT_TEAM}" (shown once, store it now):\n\n  ${app.firstKey}\n\n` +
+      `Try: curl -H "Authorization: Bearer ${app.firstKey}" -F file=@page.html ${shown}/v2/parse\n` +
+      'More keys: npm run quire -- keys create --team <name>\n\n',
+  );
+} else {
+  process.stdout.write('API keys: npm run quire -- keys list | create --team <name> | revoke <id>\n\n');
+}
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  app.server.log.info({ signal }, 'shutting down; finishing in-flight requests');
+  const force = setTimeout(() => {
+    app.server.log.error('in-flight requests did not finish in time; exiting');
+    process.exit(1);
+  }, config.QUIRE_SHUTDOWN_GRACE_MS);
+  force.unref();
+  await app.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
