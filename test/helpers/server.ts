@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+export const corpusDir = process.env.QUIRE_CORPUS_DIR ?? path.resolve(repoRoot, '../shared/corpus');
+
+export interface RunningServer {
+  url: string;
+  key: string;
+  dataDir: string;
+  process: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Start Quire as a real process on a free port, as `npm start` does, with its own data
+ * folder and a known key, and wait until it says where it listens.
+ */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
+  const key = `test-key-${Math.random().toString(36).slice(2)}`;
+  const child = spawn(process.execPath, [path.join(repoRoot, 'src/main.ts')], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      QUIRE_DATA_DIR: dataDir,
+      QUIRE_API_KEYS: key,
+      QUIRE_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!.replace('localhost', '127.0.0.1'));
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+  return {
+    url,
+    key,
+    dataDir,
+    process: child,
+    output: () => output,
+    stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      return new Promise((resolve) => {
+        child.once('exit', (code) => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          resolve(code);
+        });
+        child.kill(signal);
+      });
+    },
+  };
+}
+
+export interface ParseCall {
+  file?: { bytes: Uint8Array | string; filename?: string; type?: string };
+  options?: unknown;
+  /** Send options as a JSON part (content type application/json) rather than a text field. */
+  optionsAsJsonPart?: boolean;
+  key?: string | null;
+}
+
+/** POST /v2/parse the way a client would, returning status and parsed body. */
+export async function parse(
+  server: RunningServer,
+  call: ParseCall,
+): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
+  const form = new FormData();
+  if (call.options !== undefined) {
+    const text = typeof call.options === 'string' ? call.options : JSON.stringify(call.options);
+    if (call.optionsAsJsonPart) form.append('options', new Blob([text], { type: 'application/json' }));
+    else form.append('options', text);
+  }
+  if (call.file) {
+    const blob = new Blob([call.file.bytes as Uint8Array<ArrayBuffer> | string], { type: call.file.type ?? '' });
+    form.append('file', blob, call.file.filename ?? 'upload');
+  }
+  const key = call.key === undefined ? server.key : call.key;
+  const res = await fetch(`${server.url}/v2/parse`, {
+    method: 'POST',
+    body: form,
+    headers: key === null ? {} : { authorization: `Bearer ${key}` },
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };
+}
+
+export function corpusFile(relative: string): { bytes: Uint8Array; filename: string } {
+  return { bytes: fs.readFileSync(path.join(corpusDir, relative)), filename: path.basename(relative) };
+}

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { parse, type RunningServer, startServer } from './helpers/server.ts';
+
+const MiB = 1024 * 1024;
+
+/** A big but ordinary page: many paragraphs with links, enough to keep a worker busy. */
+function bigPage(paragraphs: number): string {
+  const p = '<p>Some <a href="/x">linked</a> text with <b>bold</b> words, repeated to make the page heavy.</p>';
+  return `<html><body><main>${p.repeat(paragraphs)}</main></body></html>`;
+}
+
+/** A raw HTTP request, so that malformed bodies go out exactly as written. */
+function rawPost(server: RunningServer, headers: Record<string, string>, chunks: Iterable<Buffer>) {
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const url = new URL(`${server.url}/v2/parse`);
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${server.key}`, ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    (async () => {
+      for (const chunk of chunks) {
+        if (req.destroyed) return;
+        if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
+      }
+      req.end();
+    })().catch(reject);
+  });
+}
+
+describe('hostile and heavy uploads', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer({ QUIRE_WORKERS: '2' });
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  it('refuses a 60 MB upload with a declared length', async () => {
+    const { status, body } = await parse(server, { file: { bytes: new Uint8Array(60 * MiB).fill(0x41), filename: 'big.csv' } });
+    assert.equal(status, 400);
+    assert.equal(body.error, 'Uploaded file exceeds maximum size of 50MB.');
+  });
+
+  it('refuses a 60 MB chunked upload while streaming', async () => {
+    const boundary = 'XyZ';
+    function* body() {
+      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\n\r\n`);
+      const chunk = Buffer.alloc(MiB, 0x41);
+      for (let i = 0; i < 60; i++) yield chunk;
+      yield Buffer.from(`\r\n--${boundary}--\r\n`);
+    }
+    const { status, body: answer } = await rawPost(server, { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' }, body());
+    assert.equal(status, 400);
+    assert.equal(answer.error, 'Uploaded file exceeds maximum size of 50MB.');
+  });
+
+  it('refuses a truncated multipart body', async () => {
+    const boundary = 'AbC';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.html"\r\n\r\n<p>half a page`;
+    const { status, body } = await rawPost(server, { 'content-type': `multipart/form-data; boundary=${boundary}` }, [Buffer.from(head)]);
+    assert.equal(status, 400);
+    assert.equal(body.code, 'BAD_REQUEST');
+    assert.match(body.error, /Invalid multipart form-data request/);
+  });
+
+  it('converts a 10,000-deep nested page quickly, keeping its text', async () => {
+    const html = `<html><body>${'<div>'.repeat(10_000)}deep text${'</div>'.repeat(10_000)}<p>after</p></body></html>`;
+    const started = Date.now();
+    const { status, body } = await parse(server, { file: { bytes: html, filename: 'deep.html' } });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /deep text/);
+    assert.match(body.data.markdown, /after/);
+    assert.ok(Date.now() - started < 20_000);
+  });
+
+  it('refuses 50 MB of binary junk with a clear 4xx', async () => {
+    const junk = new Uint8Array(50 * MiB - 1024);
+    for (let i = 0; i < junk.length; i++) junk[i] = (i * 2654435761) >>> 24;
+    const { status, body } = await parse(server, { file: { bytes: junk, filename: 'junk.html' } });
+    assert.equal(status, 400);
+    assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
+  });
+
+  it('gives 408 SCRAPE_TIMEOUT past the timeout, and keeps serving others meanwhile', async () => {
+    const heavy = parse(server, { file: { bytes: bigPage(200_000), filename: 'heavy.html' }, options: { timeout: 1000 } });
+    const light = await parse(server, { file: { bytes: '<h1>Still here</h1>', filename: 'light.html' } });
+    assert.equal(light.status, 200);
+    assert.match(light.body.data.markdown, /Still here/);
+    const { status, body } = await heavy;
+    assert.equal(status, 408, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.code, 'SCRAPE_TIMEOUT');
+    assert.match(body.error, /1000 ms/);
+    const after = await parse(server, { file: { bytes: '<p>next</p>', filename: 'n.html' } });
+    assert.equal(after.status, 200);
+  });
+});
