@@ -1,0 +1,134 @@
+import type { Nodes, Parent, PhrasingContent, Root, RootContent } from 'mdast';
+
+type Wrapper = Extract<PhrasingContent, { type: 'emphasis' | 'strong' | 'delete' | 'link' }>;
+
+function isWrapper(node: RootContent): node is Wrapper {
+  return node.type === 'emphasis' || node.type === 'strong' || node.type === 'delete' || node.type === 'link';
+}
+
+/** Cuts the whitespace at one end of a wrapper's content; returns what was cut. */
+function cutEdge(wrapper: Wrapper, end: 'start' | 'end'): string {
+  let node: Nodes = wrapper;
+  while ('children' in node && node.children.length > 0) {
+    const children: RootContent[] = node.children;
+    const edge: RootContent = children[end === 'start' ? 0 : children.length - 1]!;
+    if (edge.type === 'text') {
+      const m = end === 'start' ? /^\s+/.exec(edge.value) : /\s+$/.exec(edge.value);
+      if (!m) return '';
+      edge.value = end === 'start' ? edge.value.slice(m[0].length) : edge.value.slice(0, -m[0].length);
+      if (edge.value === '') children.splice(end === 'start' ? 0 : children.length - 1, 1);
+      return m[0].includes('\n') ? '\n' : ' ';
+    }
+    if (!isWrapper(edge)) return '';
+    node = edge;
+  }
+  return '';
+}
+
+function isEmpty(node: Nodes): boolean {
+  if (node.type === 'text') return node.value.trim() === '';
+  if (!('children' in node)) return false;
+  return (node.children as Nodes[]).every(isEmpty);
+}
+
+/** Joins adjacent text nodes, without doubling the whitespace where they meet. */
+function mergeTexts(children: RootContent[]): RootContent[] {
+  const out: RootContent[] = [];
+  for (const child of children) {
+    const last = out[out.length - 1];
+    if (child.type === 'text' && last?.type === 'text') {
+      last.value += /\s$/.test(last.value) ? child.value.replace(/^\s+/, '') : child.value;
+    } else out.push(child);
+  }
+  return out;
+}
+
+function trimEdges(parent: Parent): void {
+  const children = parent.children as RootContent[];
+  const first = children[0];
+  if (first?.type === 'text') {
+    first.value = first.value.replace(/^\s+/, '');
+    if (!first.value) children.shift();
+  }
+  const last = children[children.length - 1];
+  if (last?.type === 'text') {
+    last.value = last.value.replace(/\s+$/, '');
+    if (!last.value) children.pop();
+  }
+}
+
+/**
+ * Moves whitespace at the edges of emphasis, strong, strikethrough and link content outside
+ * them (`is<b> an</b>` → `is **an**`, where Markdown would otherwise need character
+ * references), and drops such wrappers when they hold nothing visible.
+ */
+export function tidyMdast(tree: Root): void {
+  const stack: Array<{ parent: Parent; inside: ReadonlySet<string> }> = [{ parent: tree, inside: new Set() }];
+  while (stack.length > 0) {
+    const { parent, inside } = stack.pop()!;
+    let children = parent.children as RootContent[];
+    if (inside.size > 0 && children.some((c) => inside.has(c.type))) children = unnest(children, inside);
+    if (children.some(isWrapper)) {
+      const out: RootContent[] = [];
+      for (const child of children) {
+        if (!isWrapper(child)) {
+          out.push(child);
+          continue;
+        }
+        if (isEmpty(child)) {
+          out.push({ type: 'text', value: ' ' });
+          continue;
+        }
+        const before = cutEdge(child, 'start');
+        const after = cutEdge(child, 'end');
+        if (before) out.push({ type: 'text', value: ' ' });
+        out.push(child);
+        if (after) out.push({ type: 'text', value: ' ' });
+      }
+      children = out;
+    }
+    if (children.some((c, i) => c.type === 'inlineCode' && children[i + 1]?.type === 'inlineCode')) {
+      // Two code spans in a row would read as one (`a``b`): keep them apart.
+      children = children.flatMap((c, i) =>
+        c.type === 'inlineCode' && children[i + 1]?.type === 'inlineCode'
+          ? [c, { type: 'text', value: ' ' }]
+          : [c],
+      );
+    }
+    parent.children = children as typeof parent.children;
+    if (parent.type === 'paragraph' || parent.type === 'heading' || parent.type === 'tableCell') {
+      parent.children = mergeTexts(parent.children) as typeof parent.children;
+      if (parent.type === 'tableCell') {
+        // A cell is one line: the spaces where its blocks were joined collapse.
+        for (const child of parent.children)
+          if (child.type === 'text') child.value = child.value.replace(/\s{2,}/g, ' ');
+      }
+      trimEdges(parent);
+    }
+    for (const child of parent.children as RootContent[]) {
+      if (!('children' in child)) continue;
+      const nested = NESTABLE.has(child.type) && !inside.has(child.type);
+      stack.push({ parent: child, inside: nested ? new Set([...inside, child.type]) : inside });
+    }
+  }
+}
+
+/** Wrappers whose repetition means nothing: bold inside bold is bold. */
+const NESTABLE = new Set(['emphasis', 'strong', 'delete', 'link']);
+
+/**
+ * Children with every wrapper of a kind already open above them replaced by its content,
+ * repeatedly (`<b><b><b>x` → `**x**`). Deeply nested emphasis is what broken pages produce,
+ * and the serializer's emphasis algorithm is far from linear in its depth.
+ */
+function unnest(children: RootContent[], inside: ReadonlySet<string>): RootContent[] {
+  const out: RootContent[] = [];
+  const work = [...children].reverse();
+  while (work.length > 0) {
+    const node = work.pop()!;
+    if (inside.has(node.type) && 'children' in node) {
+      for (let i = node.children.length - 1; i >= 0; i--) work.push(node.children[i] as RootContent);
+    } else out.push(node);
+  }
+  return out;
+}

@@ -1,0 +1,224 @@
+import type { Element, ElementContent } from 'hast';
+import type { State } from 'hast-util-to-mdast';
+import { toText } from 'hast-util-to-text';
+import type { Nodes, PhrasingContent, RootContent, Table, TableCell, TableRow } from 'mdast';
+
+/**
+ * Spans are repeated into the cells they cover (what a reader of a GFM table expects), unless
+ * that would blow the table up well past the cells its source has: then each cell takes one
+ * slot. HTML caps colspan at 1000; rowspan never runs past the table's last row.
+ */
+const MAX_COLSPAN = 1000;
+const SPAN_GROWTH = 4;
+const SPAN_SLACK = 1024;
+
+interface Rows {
+  caption: Element | undefined;
+  rows: Element[];
+}
+
+function isElement(node: ElementContent, tagName?: string): node is Element {
+  return node.type === 'element' && (tagName === undefined || node.tagName === tagName);
+}
+
+/** The table's rows in display order (thead, body rows, tfoot), and its caption. */
+function tableRows(table: Element): Rows {
+  let caption: Element | undefined;
+  const head: Element[] = [];
+  const body: Element[] = [];
+  const foot: Element[] = [];
+  for (const child of table.children) {
+    if (!isElement(child)) continue;
+    switch (child.tagName) {
+      case 'caption':
+        caption ??= child;
+        break;
+      case 'tr':
+        body.push(child);
+        break;
+      case 'thead':
+      case 'tbody':
+      case 'tfoot': {
+        const target = child.tagName === 'thead' ? head : child.tagName === 'tfoot' ? foot : body;
+        for (const row of child.children) if (isElement(row, 'tr')) target.push(row);
+        break;
+      }
+    }
+  }
+  return { caption, rows: [...head, ...body, ...foot] };
+}
+
+function cellsOf(row: Element): Element[] {
+  return row.children.filter(
+    (c): c is Element => c.type === 'element' && (c.tagName === 'td' || c.tagName === 'th'),
+  );
+}
+
+function span(value: unknown, max: number): number {
+  const n = typeof value === 'number' ? value : Number.parseInt(String(value ?? ''), 10);
+  if (!Number.isFinite(n) || n < 1) return 1;
+  return Math.min(Math.floor(n), max);
+}
+
+function hasNestedTable(table: Element): boolean {
+  const stack: ElementContent[] = [...table.children];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== 'element') continue;
+    if (node.tagName === 'table') return true;
+    stack.push(...node.children);
+  }
+  return false;
+}
+
+/**
+ * Flow content squeezed into one table cell: blocks and hard breaks become spaces (a `<br>`
+ * would end the row for many Markdown readers), list items keep their marker, code becomes
+ * inline code.
+ */
+function flattenCell(nodes: readonly Nodes[]): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  const space = () => out.push({ type: 'text', value: ' ' });
+  const visit = (list: readonly Nodes[]) => {
+    for (const node of list) {
+      switch (node.type) {
+        case 'paragraph':
+        case 'heading':
+          space();
+          visit(node.children);
+          space();
+          break;
+        case 'list': {
+          let n = typeof node.start === 'number' ? node.start : 1;
+          for (const item of node.children) {
+            const marker = node.ordered ? `${n++}. ` : '- ';
+            const check = item.checked === true ? '[x] ' : item.checked === false ? '[ ] ' : '';
+            out.push({ type: 'text', value: ` ${marker}${check}` });
+            visit(item.children);
+          }
+          space();
+          break;
+        }
+        case 'code':
+          space();
+          if (node.value.trim())
+            out.push({ type: 'inlineCode', value: node.value.replace(/\s*\n\s*/g, ' ') });
+          space();
+          break;
+        case 'blockquote':
+        case 'listItem':
+        case 'root':
+        case 'table':
+        case 'tableRow':
+        case 'tableCell':
+          visit(node.children);
+          break;
+        case 'thematicBreak':
+        case 'break':
+          space();
+          break;
+        case 'definition':
+        case 'footnoteDefinition':
+        case 'yaml':
+          break;
+        default:
+          out.push(node as PhrasingContent);
+      }
+    }
+  };
+  visit(nodes);
+  return out;
+}
+
+function flowOf(state: State, table: Element, rows: Rows): RootContent[] {
+  const nodes: RootContent[] = [];
+  if (rows.caption) nodes.push(...state.all(rows.caption));
+  for (const row of rows.rows) for (const cell of cellsOf(row)) nodes.push(...state.all(cell));
+  if (rows.rows.length === 0) nodes.push(...state.all(table));
+  return state.toFlow(nodes);
+}
+
+/**
+ * `table` → GFM table. Spans are repeated into the cells they cover, a table without a header
+ * row gets its first row as header, block content in cells is kept on one line, and a caption
+ * becomes a paragraph before the table. Layout tables (one cell, or tables holding tables) are
+ * unwrapped into their content.
+ */
+export function table(state: State, node: Element): RootContent | RootContent[] | undefined {
+  if (state.inTable) {
+    const text = toText(node).replace(/\s+/g, ' ').trim();
+    return text ? { type: 'text', value: text } : undefined;
+  }
+  const rows = tableRows(node);
+  const cellRows = rows.rows.map(cellsOf);
+  const cellCount = cellRows.reduce((n, cells) => n + cells.length, 0);
+  if (cellCount <= 1 || hasNestedTable(node)) return flowOf(state, node, rows);
+
+  state.inTable = true;
+  const contents = cellRows.map((cells) => cells.map((cell) => flattenCell(state.all(cell))));
+  state.inTable = false;
+
+  // Lay the cells on a grid, repeating spanned content.
+  let expanded = 0;
+  for (let r = 0; r < cellRows.length; r++) {
+    for (const cell of cellRows[r]!) {
+      expanded +=
+        span(cell.properties.colSpan, MAX_COLSPAN) * span(cell.properties.rowSpan, cellRows.length - r);
+    }
+  }
+  const useSpans = expanded <= cellCount * SPAN_GROWTH + SPAN_SLACK;
+  const grid: Array<Array<PhrasingContent[] | undefined>> = cellRows.map(() => []);
+  for (let r = 0; r < cellRows.length; r++) {
+    const line = grid[r]!;
+    let c = 0;
+    const cells = cellRows[r]!;
+    for (let i = 0; i < cells.length; i++) {
+      while (line[c] !== undefined) c++;
+      const cell = cells[i]!;
+      const colSpan = useSpans ? span(cell.properties.colSpan, MAX_COLSPAN) : 1;
+      const rowSpan = useSpans ? span(cell.properties.rowSpan, cellRows.length - r) : 1;
+      const content = contents[r]![i]!;
+      for (let dr = 0; dr < rowSpan; dr++) {
+        const target = grid[r + dr]!;
+        for (let dc = 0; dc < colSpan; dc++) target[c + dc] = dr === 0 && dc === 0 ? content : clone(content);
+      }
+      c += colSpan;
+    }
+  }
+  const width = grid.reduce((w, line) => Math.max(w, line.length), 0);
+  const tableRowsOut: TableRow[] = grid
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const children: TableCell[] = [];
+      for (let c = 0; c < width; c++) children.push({ type: 'tableCell', children: line[c] ?? [] });
+      return { type: 'tableRow', children };
+    });
+  if (tableRowsOut.length === 0) return rows.caption ? state.toFlow(state.all(rows.caption)) : undefined;
+
+  const result: Table = {
+    type: 'table',
+    align: alignments(cellRows[0] ?? [], width),
+    children: tableRowsOut,
+  };
+  state.patch(node, result);
+  if (!rows.caption) return result;
+  const caption = flattenCell(state.all(rows.caption));
+  return caption.length > 0 ? [{ type: 'paragraph', children: caption }, result] : result;
+}
+
+function alignments(cells: Element[], width: number): Table['align'] {
+  const align: NonNullable<Table['align']> = [];
+  for (const cell of cells) {
+    const value = String(cell.properties.align ?? '').toLowerCase();
+    const a = value === 'left' || value === 'right' || value === 'center' ? value : null;
+    for (let i = 0; i < span(cell.properties.colSpan, MAX_COLSPAN); i++) align.push(a);
+  }
+  align.length = Math.min(align.length, width);
+  while (align.length < width) align.push(null);
+  return align;
+}
+
+/** Mdast nodes are serialized, never mutated, but each cell gets its own copy all the same. */
+function clone(content: PhrasingContent[]): PhrasingContent[] {
+  return structuredClone(content);
+}

@@ -1,0 +1,181 @@
+import type { Element, Root } from 'hast';
+import type { Handle } from 'hast-util-to-mdast';
+import { defaultHandlers, toMdast } from 'hast-util-to-mdast';
+import type { List, ListItem, Root as MdastRoot, Nodes, PhrasingContent, RootContent } from 'mdast';
+import { table } from './table-to-mdast.ts';
+
+/** Image URL standing for a removed inline (data:) image; the serializer prints the placeholder. */
+export const REMOVED_IMAGE_URL = 'quire:base64-image-removed';
+
+export interface ToMdastOptions {
+  removeBase64Images: boolean;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : '');
+
+/** Lists are tight: items are not separated by blank lines (the serializer still separates paragraphs). */
+const list: Handle = (state, node) => {
+  const result = defaultHandlers.ol!(state, node) as List;
+  result.spread = false;
+  for (const item of result.children) item.spread = false;
+  return result;
+};
+
+const li: Handle = (state, node) => {
+  const result = defaultHandlers.li!(state, node) as ListItem;
+  result.spread = false;
+  return result;
+};
+
+/** `dl`: each term as a bold paragraph, followed by its definitions. */
+const dl: Handle = (state, node) => {
+  const out: RootContent[] = [];
+  const items: Element[] = [];
+  for (const child of node.children) {
+    if (child.type !== 'element') continue;
+    if (child.tagName === 'div') {
+      for (const c of child.children) if (c.type === 'element') items.push(c);
+    } else items.push(child);
+  }
+  for (const item of items) {
+    if (item.tagName === 'dt') {
+      const phrasing = state.all(item).filter(isPhrasing);
+      if (phrasing.length > 0)
+        out.push({ type: 'paragraph', children: [{ type: 'strong', children: phrasing }] });
+    } else {
+      out.push(...state.toFlow(state.all(item)));
+    }
+  }
+  return out;
+};
+
+function isPhrasing(node: RootContent): node is PhrasingContent {
+  return (
+    node.type === 'text' ||
+    node.type === 'emphasis' ||
+    node.type === 'strong' ||
+    node.type === 'delete' ||
+    node.type === 'link' ||
+    node.type === 'image' ||
+    node.type === 'inlineCode' ||
+    node.type === 'break' ||
+    node.type === 'html'
+  );
+}
+
+const LANG = /^(?:language|lang)-(.+)$/;
+
+function languageOf(el: Element): string | undefined {
+  for (const c of Array.isArray(el.properties.className) ? el.properties.className : []) {
+    const m = LANG.exec(String(c));
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/** `pre` → fenced code, with the language of `class="language-x"` (or `lang-x`) on pre or code. */
+const pre: Handle = (state, node) => {
+  const result = defaultHandlers.pre!(state, node) as Nodes;
+  if (result.type === 'code' && !result.lang) {
+    let lang = languageOf(node);
+    if (!lang) {
+      for (const child of node.children) {
+        if (child.type === 'element' && child.tagName === 'code') lang = languageOf(child);
+        if (lang) break;
+      }
+    }
+    if (lang) result.lang = lang;
+  }
+  return result;
+};
+
+/** A link without a target (or a script URL, already dropped) is its text; an empty link goes. */
+const a: Handle = (state, node) => {
+  const href = str(node.properties.href).trim();
+  const children = state.all(node);
+  if (!href) return children;
+  if (!children.some(hasVisibleContent)) return undefined;
+  const title = str(node.properties.title).replace(/\s+/g, ' ').trim();
+  const result: RootContent = {
+    type: 'link',
+    url: state.resolve(href),
+    title: title || null,
+    children: children as PhrasingContent[],
+  };
+  state.patch(node, result);
+  return result;
+};
+
+/** Zero-width characters (docs sites put one in their heading anchors) show nothing. */
+const INVISIBLE = /^[\s\u200b-\u200d\u2060\ufeff]*$/;
+
+function hasVisibleContent(node: RootContent): boolean {
+  if (node.type === 'text') return !INVISIBLE.test(node.value);
+  if (node.type === 'image' || node.type === 'inlineCode') return true;
+  return 'children' in node && (node.children as RootContent[]).some(hasVisibleContent);
+}
+
+/** Form controls show nothing useful once static, except checkboxes (task lists). */
+const input: Handle = (state, node) => {
+  const type = str(node.properties.type).toLowerCase();
+  if (type === 'checkbox' || type === 'radio') return defaultHandlers.input!(state, node);
+  return undefined;
+};
+
+function createImageHandler(options: ToMdastOptions): Handle {
+  return (state, node) => {
+    const src = str(node.properties.src).trim();
+    if (!src) return undefined;
+    const result = defaultHandlers.img!(state, node) as Nodes;
+    if (result.type === 'image' && options.removeBase64Images && /^data:/i.test(src)) {
+      result.url = REMOVED_IMAGE_URL;
+      result.title = null;
+    }
+    return result;
+  };
+}
+
+/**
+ * `sup`/`sub` around plain text stay HTML (`x<sup>2</sup>`, `H<sub>2</sub>O`: GFM shows them,
+ * and without them the text reads wrong); around anything else (a citation link) only the
+ * content is kept.
+ */
+const script: Handle = (state, node) => {
+  const children = state.all(node);
+  if (children.length === 0 || !children.every((c) => c.type === 'text')) return children;
+  if (!children.some((c) => c.type === 'text' && c.value.trim() !== '')) return children;
+  // `hName` tells the paragraph wrapper that these HTML nodes are inline.
+  const data = { hName: node.tagName };
+  return [
+    { type: 'html', value: `<${node.tagName}>`, data },
+    ...children,
+    { type: 'html', value: `</${node.tagName}>`, data },
+  ];
+};
+
+/** MathML: its `alttext` (usually TeX), as inline code. */
+const math: Handle = (_state, node) => {
+  const alt = str(node.properties.alttext).trim();
+  return alt ? { type: 'inlineCode', value: alt } : undefined;
+};
+
+export function hastToMdast(tree: Root, options: ToMdastOptions): MdastRoot {
+  const result = toMdast(tree, {
+    handlers: {
+      a,
+      dl,
+      img: createImageHandler(options),
+      image: createImageHandler(options),
+      input,
+      li,
+      math,
+      ol: list,
+      pre,
+      sub: script,
+      sup: script,
+      table,
+      ul: list,
+    },
+  });
+  return result.type === 'root' ? result : { type: 'root', children: [result as RootContent] };
+}
