@@ -37,13 +37,19 @@ export async function createApp(config: Config): Promise<App> {
     pool,
     auth: new Authenticator(store, configuredKeys, config.QUIRE_DEFAULT_TEAM),
     concurrency: new InProcessTeamConcurrency(config.QUIRE_TEAM_CONCURRENCY),
-    rateLimiter: config.QUIRE_RATE_LIMIT_PER_MINUTE > 0 ? new InProcessRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE) : undefined,
+    rateLimiter:
+      config.QUIRE_RATE_LIMIT_PER_MINUTE > 0
+        ? new InProcessRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)
+        : undefined,
   });
   return {
     server,
     firstKey,
     async close() {
+      // Connections kept alive by clients would hold close() open once their request is done.
+      const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
       await server.close();
+      clearInterval(sweep);
       await pool.close();
       await store.close();
     },

@@ -1,5 +1,5 @@
-import { loadConfig } from './config.ts';
 import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
 
 const config = loadConfig();
 const app = await createApp(config);
@@ -7,15 +7,17 @@ const address = await app.server.listen({ port: config.PORT, host: config.HOST }
 const shown = address.replace('0.0.0.0', 'localhost');
 
 // Plain lines for the person who just ran `npm start`; the JSON logs are for machines.
-process.stdout.write(`\nQuire is listening on ${shown} (data in ${config.QUIRE_DATA_DIR})\n`);
+const banner = `\nQuire is listening on ${shown} (data in ${config.QUIRE_DATA_DIR})\n`;
 if (app.firstKey) {
   process.stdout.write(
-    `First API key for team "${config.QUIRE_DEFAULT_TEAM}" (shown once, store it now):\n\n  ${app.firstKey}\n\n` +
+    `${banner}First API key for team "${config.QUIRE_DEFAULT_TEAM}" (shown once, store it now):\n\n  ${app.firstKey}\n\n` +
       `Try: curl -H "Authorization: Bearer ${app.firstKey}" -F file=@page.html ${shown}/v2/parse\n` +
       'More keys: npm run quire -- keys create --team <name>\n\n',
   );
 } else {
-  process.stdout.write('API keys: npm run quire -- keys list | create --team <name> | revoke <id>\n\n');
+  process.stdout.write(
+    `${banner}API keys: npm run quire -- keys list | create --team <name> | revoke <id>\n\n`,
+  );
 }
 
 let closing = false;

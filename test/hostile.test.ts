@@ -7,7 +7,8 @@ const MiB = 1024 * 1024;
 
 /** A big but ordinary page: many paragraphs with links, enough to keep a worker busy. */
 function bigPage(paragraphs: number): string {
-  const p = '<p>Some <a href="/x">linked</a> text with <b>bold</b> words, repeated to make the page heavy.</p>';
+  const p =
+    '<p>Some <a href="/x">linked</a> text with <b>bold</b> words, repeated to make the page heavy.</p>';
   return `<html><body><main>${p.repeat(paragraphs)}</main></body></html>`;
 }
 
@@ -16,7 +17,13 @@ function rawPost(server: RunningServer, headers: Record<string, string>, chunks:
   return new Promise<{ status: number; body: any }>((resolve, reject) => {
     const url = new URL(`${server.url}/v2/parse`);
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${server.key}`, ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.key}`, ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => {
@@ -46,7 +53,9 @@ describe('hostile and heavy uploads', () => {
   });
 
   it('refuses a 60 MB upload with a declared length', async () => {
-    const { status, body } = await parse(server, { file: { bytes: new Uint8Array(60 * MiB).fill(0x41), filename: 'big.csv' } });
+    const { status, body } = await parse(server, {
+      file: { bytes: new Uint8Array(60 * MiB).fill(0x41), filename: 'big.csv' },
+    });
     assert.equal(status, 400);
     assert.equal(body.error, 'Uploaded file exceeds maximum size of 50MB.');
   });
@@ -54,12 +63,18 @@ describe('hostile and heavy uploads', () => {
   it('refuses a 60 MB chunked upload while streaming', async () => {
     const boundary = 'XyZ';
     function* body() {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\n\r\n`);
+      yield Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\n\r\n`,
+      );
       const chunk = Buffer.alloc(MiB, 0x41);
       for (let i = 0; i < 60; i++) yield chunk;
       yield Buffer.from(`\r\n--${boundary}--\r\n`);
     }
-    const { status, body: answer } = await rawPost(server, { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' }, body());
+    const { status, body: answer } = await rawPost(
+      server,
+      { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
+      body(),
+    );
     assert.equal(status, 400);
     assert.equal(answer.error, 'Uploaded file exceeds maximum size of 50MB.');
   });
@@ -67,7 +82,11 @@ describe('hostile and heavy uploads', () => {
   it('refuses a truncated multipart body', async () => {
     const boundary = 'AbC';
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.html"\r\n\r\n<p>half a page`;
-    const { status, body } = await rawPost(server, { 'content-type': `multipart/form-data; boundary=${boundary}` }, [Buffer.from(head)]);
+    const { status, body } = await rawPost(
+      server,
+      { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      [Buffer.from(head)],
+    );
     assert.equal(status, 400);
     assert.equal(body.code, 'BAD_REQUEST');
     assert.match(body.error, /Invalid multipart form-data request/);
@@ -92,7 +111,10 @@ describe('hostile and heavy uploads', () => {
   });
 
   it('gives 408 SCRAPE_TIMEOUT past the timeout, and keeps serving others meanwhile', async () => {
-    const heavy = parse(server, { file: { bytes: bigPage(200_000), filename: 'heavy.html' }, options: { timeout: 1000 } });
+    const heavy = parse(server, {
+      file: { bytes: bigPage(200_000), filename: 'heavy.html' },
+      options: { timeout: 1000 },
+    });
     const light = await parse(server, { file: { bytes: '<h1>Still here</h1>', filename: 'light.html' } });
     assert.equal(light.status, 200);
     assert.match(light.body.data.markdown, /Still here/);

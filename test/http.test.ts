@@ -18,7 +18,9 @@ describe('HTTP basics', () => {
   });
 
   it('gives unknown routes a JSON 404', async () => {
-    const res = await fetch(`${server.url}/v2/nope?x=1`, { headers: { authorization: `Bearer ${server.key}` } });
+    const res = await fetch(`${server.url}/v2/nope?x=1`, {
+      headers: { authorization: `Bearer ${server.key}` },
+    });
     assert.equal(res.status, 404);
     const body: any = await res.json();
     assert.equal(body.success, false);
@@ -34,7 +36,9 @@ describe('HTTP basics', () => {
   });
 
   it('serves an OpenAPI document built from the validation schema', async () => {
-    const res = await fetch(`${server.url}/v2/openapi.json`, { headers: { authorization: `Bearer ${server.key}` } });
+    const res = await fetch(`${server.url}/v2/openapi.json`, {
+      headers: { authorization: `Bearer ${server.key}` },
+    });
     assert.equal(res.status, 200);
     const doc: any = await res.json();
     assert.equal(doc.openapi, '3.1.0');
@@ -54,7 +58,10 @@ describe('HTTP basics', () => {
       assert.deepEqual(body, { success: false, error: 'Unauthorized' });
     });
     it('401 Token missing for a bare Bearer', async () => {
-      const res = await fetch(`${server.url}/v2/parse`, { method: 'POST', headers: { authorization: 'Bearer ' } });
+      const res = await fetch(`${server.url}/v2/parse`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer ' },
+      });
       assert.equal(res.status, 401);
       assert.deepEqual(await res.json(), { success: false, error: 'Unauthorized: Token missing' });
     });

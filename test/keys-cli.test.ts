@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { parse, repoRoot, startServer } from './helpers/server.ts';
 
 const run = promisify(execFile);
@@ -15,7 +15,10 @@ describe('API keys', () => {
     try {
       const printed = /First API key for team "default".*\n\n\s+(qk_\S+)/.exec(server.output());
       assert.ok(printed, server.output());
-      const { status } = await parse(server, { file: { bytes: '<p>x</p>', filename: 'a.html' }, key: printed[1]! });
+      const { status } = await parse(server, {
+        file: { bytes: '<p>x</p>', filename: 'a.html' },
+        key: printed[1]!,
+      });
       assert.equal(status, 200);
     } finally {
       await server.stop();
@@ -25,7 +28,8 @@ describe('API keys', () => {
   it('the CLI creates, lists and revokes keys in the store the server reads', async () => {
     const server = await startServer();
     const env = { ...process.env, QUIRE_DATA_DIR: server.dataDir };
-    const cli = (...args: string[]) => run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
+    const cli = (...args: string[]) =>
+      run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
     try {
       const created = await cli('keys', 'create', '--team', 'acme', '--label', 'ci');
       const key = created.stdout.trim();
@@ -49,9 +53,15 @@ describe('API keys', () => {
   it('stores only hashes of keys', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
     const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
-    const { stdout } = await run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create'], { env });
+    const { stdout } = await run(
+      process.execPath,
+      [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create'],
+      { env },
+    );
     const db = fs.readFileSync(path.join(dataDir, 'quire.db'));
-    const wal = fs.existsSync(path.join(dataDir, 'quire.db-wal')) ? fs.readFileSync(path.join(dataDir, 'quire.db-wal')) : Buffer.alloc(0);
+    const wal = fs.existsSync(path.join(dataDir, 'quire.db-wal'))
+      ? fs.readFileSync(path.join(dataDir, 'quire.db-wal'))
+      : Buffer.alloc(0);
     assert.ok(!db.includes(stdout.trim()) && !wal.includes(stdout.trim()));
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

@@ -24,12 +24,22 @@ describe('service lifecycle', () => {
       await parse(server, { file, options: { auditMetadata: { username: 'alice' } } });
       await parse(server, { file, options: { auditMetadata: { username: 'bob' }, zeroDataRetention: true } });
       const db = new DatabaseSync(path.join(server.dataDir, 'quire.db'), { readOnly: true });
-      const rows = db.prepare('SELECT username, filename, format, status, zero_data_retention FROM audit_events ORDER BY seq').all();
+      const rows = db
+        .prepare(
+          'SELECT username, filename, format, status, zero_data_retention FROM audit_events ORDER BY seq',
+        )
+        .all();
       db.close();
       assert.deepEqual(
         rows.map((r) => ({ ...r })),
         [
-          { username: 'alice', filename: 'secret-plan.html', format: 'html', status: 200, zero_data_retention: 0 },
+          {
+            username: 'alice',
+            filename: 'secret-plan.html',
+            format: 'html',
+            status: 200,
+            zero_data_retention: 0,
+          },
           { username: 'bob', filename: null, format: 'html', status: 200, zero_data_retention: 1 },
         ],
       );
@@ -42,7 +52,9 @@ describe('service lifecycle', () => {
     const server = await startServer({ QUIRE_TEAM_CONCURRENCY: '1' });
     try {
       const html = `<html><body>${'<p>Some text for the queue.</p>'.repeat(30_000)}</body></html>`;
-      const results = await Promise.all([1, 2, 3].map(() => parse(server, { file: { bytes: html, filename: 'q.html' } })));
+      const results = await Promise.all(
+        [1, 2, 3].map(() => parse(server, { file: { bytes: html, filename: 'q.html' } })),
+      );
       for (const r of results) assert.equal(r.status, 200);
       const limited = results.filter((r) => r.body.data.metadata.concurrencyLimited);
       assert.ok(limited.length >= 1, 'at least one request waited');

@@ -80,28 +80,80 @@ describe('POST /v2/parse request validation', () => {
       await expect400('null', 'BAD_REQUEST', /'options' field must parse to a JSON object/);
     });
     it('rejects unknown keys by name', async () => {
-      await expect400({ formats: ['markdown'], colour: 'red' }, 'BAD_REQUEST', /options has unrecognized key "colour"/);
+      await expect400(
+        { formats: ['markdown'], colour: 'red' },
+        'BAD_REQUEST',
+        /options has unrecognized key "colour"/,
+      );
     });
     it('names the path and rule for each bad value', async () => {
-      await expect400({ parsers: [{ type: 'pdf', maxPages: 0 }] }, 'BAD_REQUEST', /options\.parsers\[0\]\.maxPages must be an integer from 1 to 10000/);
-      await expect400({ parsers: [{ type: 'pdf', mode: 'turbo' }] }, 'BAD_REQUEST', /options\.parsers\[0\]\.mode must be one of fast, auto, ocr/);
-      await expect400({ parsers: [{ type: 'pdf', pages: true }] }, 'BAD_REQUEST', /options\.parsers\[0\] has unrecognized key "pages"/);
-      await expect400({ timeout: 300001 }, 'BAD_REQUEST', /options\.timeout must be an integer from 1000 to 300000/);
+      await expect400(
+        { parsers: [{ type: 'pdf', maxPages: 0 }] },
+        'BAD_REQUEST',
+        /options\.parsers\[0\]\.maxPages must be an integer from 1 to 10000/,
+      );
+      await expect400(
+        { parsers: [{ type: 'pdf', mode: 'turbo' }] },
+        'BAD_REQUEST',
+        /options\.parsers\[0\]\.mode must be one of fast, auto, ocr/,
+      );
+      await expect400(
+        { parsers: [{ type: 'pdf', pages: true }] },
+        'BAD_REQUEST',
+        /options\.parsers\[0\] has unrecognized key "pages"/,
+      );
+      await expect400(
+        { timeout: 300001 },
+        'BAD_REQUEST',
+        /options\.timeout must be an integer from 1000 to 300000/,
+      );
       await expect400({ timeout: 1.5 }, 'BAD_REQUEST', /options\.timeout must be an integer/);
       await expect400({ formats: ['pdf'] }, 'BAD_REQUEST', /options\.formats\[0\]/);
       await expect400({ formats: 'markdown' }, 'BAD_REQUEST', /options\.formats must be an array/);
-      await expect400({ formats: [{ type: 'json', prompt: 'x'.repeat(10001) }] }, 'BAD_REQUEST', /options\.formats\[0\]\.prompt must be at most 10000/);
-      await expect400({ formats: [{ type: 'markdown', extra: 1 }] }, 'BAD_REQUEST', /options\.formats\[0\] has unrecognized key "extra"/);
-      await expect400({ onlyMainContent: 'yes' }, 'BAD_REQUEST', /options\.onlyMainContent must be true or false/);
-      await expect400({ includeTags: ['div[['] }, 'BAD_REQUEST', /options\.includeTags\[0\] must be a valid CSS selector/);
-      await expect400({ excludeTags: 'nav' }, 'BAD_REQUEST', /options\.excludeTags must be an array of CSS selectors/);
+      await expect400(
+        { formats: [{ type: 'json', prompt: 'x'.repeat(10001) }] },
+        'BAD_REQUEST',
+        /options\.formats\[0\]\.prompt must be at most 10000/,
+      );
+      await expect400(
+        { formats: [{ type: 'markdown', extra: 1 }] },
+        'BAD_REQUEST',
+        /options\.formats\[0\] has unrecognized key "extra"/,
+      );
+      await expect400(
+        { onlyMainContent: 'yes' },
+        'BAD_REQUEST',
+        /options\.onlyMainContent must be true or false/,
+      );
+      await expect400(
+        { includeTags: ['div[['] },
+        'BAD_REQUEST',
+        /options\.includeTags\[0\] must be a valid CSS selector/,
+      );
+      await expect400(
+        { excludeTags: 'nav' },
+        'BAD_REQUEST',
+        /options\.excludeTags must be an array of CSS selectors/,
+      );
       await expect400({ redactPII: { mode: 'model' } }, 'BAD_REQUEST', /options\.redactPII/);
       await expect400({ redactPII: { entities: ['EMAIL', 'DNA'] } }, 'BAD_REQUEST', /options\.redactPII/);
-      await expect400({ auditMetadata: { username: 'x'.repeat(1025) } }, 'BAD_REQUEST', /options\.auditMetadata\.username must be at most 1024/);
+      await expect400(
+        { auditMetadata: { username: 'x'.repeat(1025) } },
+        'BAD_REQUEST',
+        /options\.auditMetadata\.username must be at most 1024/,
+      );
       await expect400({ auditMetadata: {} }, 'BAD_REQUEST', /options\.auditMetadata\.username is required/);
-      await expect400({ auditMetadata: { username: 'a', role: 'x' } }, 'BAD_REQUEST', /options\.auditMetadata has unrecognized key "role"/);
+      await expect400(
+        { auditMetadata: { username: 'a', role: 'x' } },
+        'BAD_REQUEST',
+        /options\.auditMetadata has unrecognized key "role"/,
+      );
       await expect400({ integration: 'myapp' }, 'BAD_REQUEST', /options\.integration Invalid enum value/);
-      await expect400({ zeroDataRetention: 1 }, 'BAD_REQUEST', /options\.zeroDataRetention must be true or false/);
+      await expect400(
+        { zeroDataRetention: 1 },
+        'BAD_REQUEST',
+        /options\.zeroDataRetention must be true or false/,
+      );
       await expect400({ headers: { a: 1 } }, 'BAD_REQUEST', /options\.headers/);
     });
     it('lists every failing field at once, with zod issues as details', async () => {
@@ -134,21 +186,34 @@ describe('POST /v2/parse request validation', () => {
       });
       assert.equal(status, 200, JSON.stringify(body));
       assert.equal(body.success, true);
-      for (const key of ['markdown', 'links', 'images', 'rawHtml', 'html', 'metadata']) assert.ok(key in body.data, key);
+      for (const key of ['markdown', 'links', 'images', 'rawHtml', 'html', 'metadata'])
+        assert.ok(key in body.data, key);
     });
   });
 
   describe('scrape-only options', () => {
     it('refuse actions, waitFor, mobile, location and cache options by name', async () => {
-      await expect400({ actions: [{ type: 'wait', milliseconds: 5 }] }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.actions/);
+      await expect400(
+        { actions: [{ type: 'wait', milliseconds: 5 }] },
+        'PARSE_UNSUPPORTED_OPTIONS',
+        /options\.actions/,
+      );
       await expect400({ waitFor: 100 }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.waitFor/);
       await expect400({ mobile: true }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.mobile/);
       await expect400({ location: { country: 'US' } }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.location/);
       await expect400({ maxAge: 1000 }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.maxAge/);
     });
     it('refuse browser formats by name', async () => {
-      await expect400({ formats: ['markdown', 'screenshot'] }, 'PARSE_UNSUPPORTED_OPTIONS', /screenshot format \(options\.formats\[1\]\)/);
-      await expect400({ formats: [{ type: 'changeTracking' }] }, 'PARSE_UNSUPPORTED_OPTIONS', /changeTracking/);
+      await expect400(
+        { formats: ['markdown', 'screenshot'] },
+        'PARSE_UNSUPPORTED_OPTIONS',
+        /screenshot format \(options\.formats\[1\]\)/,
+      );
+      await expect400(
+        { formats: [{ type: 'changeTracking' }] },
+        'PARSE_UNSUPPORTED_OPTIONS',
+        /changeTracking/,
+      );
       await expect400({ formats: ['branding'] }, 'PARSE_UNSUPPORTED_OPTIONS', /branding/);
     });
     it('refuse proxies other than basic and auto', async () => {
@@ -173,7 +238,9 @@ describe('POST /v2/parse request validation', () => {
 
   describe('file types', () => {
     it('refuses bytes that are no supported format, listing the supported extensions', async () => {
-      const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+      const png = Uint8Array.from([
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+      ]);
       const { status, body } = await parse(server, { file: { bytes: png, filename: 'image.png' } });
       assert.equal(status, 400);
       assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');

@@ -10,7 +10,11 @@ describe('README', () => {
 
   it('documents every environment variable Quire reads', () => {
     for (const { name } of describeConfig()) {
-      assert.match(readme, new RegExp(`\\| \`${name}\` \\|`), `${name} is missing from the configuration table`);
+      assert.match(
+        readme,
+        new RegExp(`\\| \`${name}\` \\|`),
+        `${name} is missing from the configuration table`,
+      );
     }
   });
 

@@ -35,10 +35,16 @@ describe('the official Firecrawl SDK, pointed at Quire', () => {
 
   it('surfaces Quire errors through the SDK', async () => {
     const bad = new Firecrawl({ apiKey: 'wrong', apiUrl: server.url });
-    await assert.rejects(bad.parse({ data: Buffer.from('<p>x</p>'), filename: 'a.html' }), /Invalid token|401/);
+    await assert.rejects(
+      bad.parse({ data: Buffer.from('<p>x</p>'), filename: 'a.html' }),
+      /Invalid token|401/,
+    );
     const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
     await assert.rejects(
-      client.parse({ data: Buffer.from('<p>x</p>'), filename: 'a.html' }, { parsers: [{ type: 'pdf', maxPages: 0 }] }),
+      client.parse(
+        { data: Buffer.from('<p>x</p>'), filename: 'a.html' },
+        { parsers: [{ type: 'pdf', maxPages: 0 }] },
+      ),
       /maxPages must be an integer from 1 to 10000/,
     );
   });

@@ -22,7 +22,11 @@ async function keys(args: string[]): Promise<number> {
   try {
     switch (positionals[0]) {
       case 'create': {
-        const { key, record } = await createApiKey(store, values.team ?? config.QUIRE_DEFAULT_TEAM, values.label ?? null);
+        const { key, record } = await createApiKey(
+          store,
+          values.team ?? config.QUIRE_DEFAULT_TEAM,
+          values.label ?? null,
+        );
         process.stdout.write(`${key}\n`);
         process.stderr.write(`created key ${record.id} for team "${record.team}"\n`);
         return 0;
@@ -30,7 +34,9 @@ async function keys(args: string[]): Promise<number> {
       case 'list': {
         for (const k of await store.listApiKeys(values.team)) {
           const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-          process.stdout.write(`${k.id}  ${k.prefix}…  team=${k.team}  ${state}  created ${k.createdAt}${k.label ? `  "${k.label}"` : ''}\n`);
+          process.stdout.write(
+            `${k.id}  ${k.prefix}…  team=${k.team}  ${state}  created ${k.createdAt}${k.label ? `  "${k.label}"` : ''}\n`,
+          );
         }
         return 0;
       }

@@ -1,5 +1,12 @@
 import { ApiError } from '../http/errors.ts';
-import { type FormatId, type FormatInfo, formatByExtension, formatByMimeType, formatInfo, formats } from './formats.ts';
+import {
+  type FormatId,
+  type FormatInfo,
+  formatByExtension,
+  formatByMimeType,
+  formatInfo,
+  formats,
+} from './formats.ts';
 import { sniff } from './sniff.ts';
 
 export interface UploadDescription {
@@ -39,7 +46,10 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
   const sniffed = sniff(upload.bytes);
   const decide = (format: FormatId): Detection => {
     if (!implemented.has(format)) {
-      throw unsupported(`Converting ${formatInfo(format).label} files is not available in this Quire build.`, implemented);
+      throw unsupported(
+        `Converting ${formatInfo(format).label} files is not available in this Quire build.`,
+        implemented,
+      );
     }
     return claimed && claimed.id !== format ? { format, relabelled: { claimed: claimed.id } } : { format };
   };
@@ -47,7 +57,10 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
   switch (sniffed.kind) {
     case 'format': {
       // Family members that share a container (docx/docm, xlsx/xlsm) keep the claimed name.
-      const sameFamily = claimed && claimed.container === formatInfo(sniffed.format).container && isSibling(claimed.id, sniffed.format);
+      const sameFamily =
+        claimed &&
+        claimed.container === formatInfo(sniffed.format).container &&
+        isSibling(claimed.id, sniffed.format);
       return decide(sameFamily ? claimed.id : sniffed.format);
     }
     case 'container':

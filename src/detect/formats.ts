@@ -81,7 +81,13 @@ export const formats: readonly FormatInfo[] = [
     mimeTypes: ['application/vnd.oasis.opendocument.presentation'],
     container: 'zip',
   },
-  { id: 'rtf', label: 'RTF', extensions: ['.rtf'], mimeTypes: ['application/rtf', 'text/rtf'], container: 'rtf' },
+  {
+    id: 'rtf',
+    label: 'RTF',
+    extensions: ['.rtf'],
+    mimeTypes: ['application/rtf', 'text/rtf'],
+    container: 'rtf',
+  },
   {
     id: 'xlsx',
     label: 'Excel (XLSX)',

@@ -82,7 +82,9 @@ function looksLikeBomlessUtf16(window: Uint8Array): boolean {
     if (window[i + 1] === 0) oddZeros++;
   }
   const pairs = n / 2;
-  return (oddZeros > pairs * 0.6 && evenZeros < pairs * 0.1) || (evenZeros > pairs * 0.6 && oddZeros < pairs * 0.1);
+  return (
+    (oddZeros > pairs * 0.6 && evenZeros < pairs * 0.1) || (evenZeros > pairs * 0.6 && oddZeros < pairs * 0.1)
+  );
 }
 
 export function sniff(bytes: Uint8Array): Sniffed {

@@ -128,9 +128,13 @@ export function readParseUpload(request: IncomingMessage): Promise<ParseUpload> 
       }
     });
     for (const limit of ['partsLimit', 'filesLimit'] as const) {
-      busboy.on(limit, () => fail(badRequest(`Too many multipart parts; at most ${limits.multipartFields}.`)));
+      busboy.on(limit, () =>
+        fail(badRequest(`Too many multipart parts; at most ${limits.multipartFields}.`)),
+      );
     }
-    busboy.on('error', (error: Error) => fail(badRequest(`Invalid multipart form-data request: ${error.message}`)));
+    busboy.on('error', (error: Error) =>
+      fail(badRequest(`Invalid multipart form-data request: ${error.message}`)),
+    );
     busboy.on('finish', () => {
       Promise.all(pending).then(async () => {
         if (failure) return;
@@ -154,4 +158,3 @@ function drain(request: IncomingMessage): void {
   });
   request.resume();
 }
-

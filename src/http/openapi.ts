@@ -5,7 +5,16 @@ import { formatTypes, parseOptionsSchema } from '../options/parse-options.ts';
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; items?: JsonSchema };
 
 /** Options the schema accepts only to refuse them by name; not part of the parse interface. */
-const refusedOptions = ['actions', 'waitFor', 'location', 'mobile', 'maxAge', 'minAge', 'storeInCache', 'fastMode'];
+const refusedOptions = [
+  'actions',
+  'waitFor',
+  'location',
+  'mobile',
+  'maxAge',
+  'minAge',
+  'storeInCache',
+  'fastMode',
+];
 
 /** The options schema as JSON Schema, from the very zod schema that validates requests. */
 function optionsJsonSchema(): JsonSchema {
@@ -34,7 +43,11 @@ const errorBody = (code?: string): JsonSchema => ({
   },
 });
 
-const errorOnly: JsonSchema = { type: 'object', required: ['error'], properties: { error: { type: 'string' } } };
+const errorOnly: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string' } },
+};
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
@@ -43,7 +56,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'Quire',
       version: '2',
-      description: 'Firecrawl-compatible document parsing. Every /v2 route needs `Authorization: Bearer <key>`.',
+      description:
+        'Firecrawl-compatible document parsing. Every /v2 route needs `Authorization: Bearer <key>`.',
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
@@ -91,13 +105,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 properties: { success: { type: 'boolean' }, data: { type: 'object' } },
               }),
             },
-            '400': { description: 'Invalid request or refused document', content: json(errorBody('BAD_REQUEST')) },
+            '400': {
+              description: 'Invalid request or refused document',
+              content: json(errorBody('BAD_REQUEST')),
+            },
             '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
             '402': { description: 'Payment required', content: json(errorOnly) },
             '408': { description: 'Timeout', content: json(errorBody('SCRAPE_TIMEOUT')) },
             '429': { description: 'Rate or concurrency limit exceeded', content: json(errorOnly) },
             '500': { description: 'Unexpected server error', content: json(errorBody('UNKNOWN_ERROR')) },
-            '501': { description: 'A requested feature is not implemented', content: json(errorBody('NOT_IMPLEMENTED')) },
+            '501': {
+              description: 'A requested feature is not implemented',
+              content: json(errorBody('NOT_IMPLEMENTED')),
+            },
           },
         },
       },

@@ -5,6 +5,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: KeyOwner | undefined;
     /** Parts of the audit event known only inside the handler. */
-    audit: Partial<Pick<AuditEvent, 'username' | 'filename' | 'format' | 'bytes' | 'zeroDataRetention'>> | undefined;
+    audit:
+      | Partial<Pick<AuditEvent, 'username' | 'filename' | 'format' | 'bytes' | 'zeroDataRetention'>>
+      | undefined;
   }
 }

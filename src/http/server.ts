@@ -58,9 +58,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
     // Fastify's own client errors (oversized JSON body, malformed JSON, ...).
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply
-        .code(error.statusCode)
-        .send({ success: false, code: 'BAD_REQUEST', error: error.message });
+      return reply.code(error.statusCode).send({ success: false, code: 'BAD_REQUEST', error: error.message });
     }
     const { errorId, body } = unknownErrorBody();
     request.log.error({ err: error, errorId }, 'unexpected error');
@@ -92,8 +90,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         }
       }
     });
-    v2.addHook('onResponse', async (request, reply) => {
-      if (!request.audit || !request.principal) return;
+    // Recorded before the answer leaves, so a client that has its answer can find the event.
+    v2.addHook('onSend', async (request, reply, payload) => {
+      if (!request.audit || !request.principal) return payload;
       await deps.store
         .recordAudit({
           at: new Date().toISOString(),
@@ -110,6 +109,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
           zeroDataRetention: request.audit.zeroDataRetention ?? false,
         })
         .catch((err: unknown) => request.log.error({ err }, 'audit event not recorded'));
+      return payload;
     });
     v2.register(openApiRoutes);
     v2.register(parseRoutes, { pool: deps.pool, concurrency: deps.concurrency });

@@ -75,10 +75,10 @@ const piiOptions = z.strictObject({
   mode: z
     .enum(['accurate', 'aggressive', 'fast'], { error: 'must be one of accurate, aggressive, fast' })
     .default('accurate'),
-  entities: z
-    .array(z.enum(piiEntities, { error: `must be one of ${piiEntities.join(', ')}` }))
-    .optional(),
-  replaceStyle: z.enum(['tag', 'mask', 'remove'], { error: 'must be one of tag, mask, remove' }).default('tag'),
+  entities: z.array(z.enum(piiEntities, { error: `must be one of ${piiEntities.join(', ')}` })).optional(),
+  replaceStyle: z
+    .enum(['tag', 'mask', 'remove'], { error: 'must be one of tag, mask, remove' })
+    .default('tag'),
 });
 
 /** Integrations upstream accepts; anything starting with `_` is a private one. */
@@ -113,7 +113,10 @@ function isSelector(selector: string): boolean {
   }
 }
 const selectorList = z.array(
-  z.string().min(1, { error: 'must not be empty' }).refine(isSelector, { error: 'must be a valid CSS selector' }),
+  z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .refine(isSelector, { error: 'must be a valid CSS selector' }),
   { error: 'must be an array of CSS selectors' },
 );
 

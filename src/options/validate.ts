@@ -9,19 +9,30 @@ export function fieldPath(root: string, path: readonly PropertyKey[]): string {
   return out;
 }
 
-export function describeIssue(root: string, issue: z.core.$ZodIssue): string {
+/** The value at an issue's path in what the caller sent (zod does not keep it). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+export function describeIssue(root: string, issue: z.core.$ZodIssue, input: unknown): string {
   const where = fieldPath(root, issue.path);
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
     return `${where} has unrecognized key${issue.keys.length > 1 ? 's' : ''} ${keys}; see the v2 API documentation for the accepted fields`;
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where} is required`;
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined)
+    return `${where} is required`;
   return `${where} ${issue.message}`;
 }
 
 /** 400 BAD_REQUEST whose message names every field and rule that failed. */
-export function validationError(root: string, error: z.ZodError): ApiError {
-  const messages = error.issues.map((issue) => describeIssue(root, issue));
+export function validationError(root: string, error: z.ZodError, input: unknown): ApiError {
+  const messages = error.issues.map((issue) => describeIssue(root, issue, input));
   return badRequest(messages.join('; '), error.issues);
 }
 
@@ -66,11 +77,16 @@ function checkScrapeOnly(raw: Record<string, unknown>): void {
 function checkImplemented(options: ParseOptions): void {
   const missing: string[] = [];
   options.formats.forEach((f, i) => {
-    if (f.type === 'summary' || f.type === 'json') missing.push(`the ${f.type} format (options.formats[${i}])`);
+    if (f.type === 'summary' || f.type === 'json')
+      missing.push(`the ${f.type} format (options.formats[${i}])`);
   });
   if (options.redactPII !== false) missing.push('options.redactPII');
   if (missing.length > 0) {
-    throw new ApiError(501, 'NOT_IMPLEMENTED', `This Quire build does not implement ${missing.join(' or ')} yet.`);
+    throw new ApiError(
+      501,
+      'NOT_IMPLEMENTED',
+      `This Quire build does not implement ${missing.join(' or ')} yet.`,
+    );
   }
 }
 
@@ -81,7 +97,7 @@ export function validateParseOptions(raw: unknown): ParseOptions {
   }
   checkScrapeOnly(raw as Record<string, unknown>);
   const parsed = parseOptionsSchema.safeParse(raw);
-  if (!parsed.success) throw validationError('options', parsed.error);
+  if (!parsed.success) throw validationError('options', parsed.error, raw);
   checkImplemented(parsed.data);
   return parsed.data;
 }

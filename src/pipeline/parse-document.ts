@@ -65,7 +65,13 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   const { removeBase64Images } = job.options;
 
   const data: ParseData = {
-    metadata: { ...doc.metadata, sourceURL: job.filename, url, statusCode: 200, contentType: doc.contentType },
+    metadata: {
+      ...doc.metadata,
+      sourceURL: job.filename,
+      url,
+      statusCode: 200,
+      contentType: doc.contentType,
+    },
   };
   if (wanted.has('markdown')) data.markdown = renderMarkdown(tree, { removeBase64Images });
   if (wanted.has('html')) data.html = renderHtml(tree);

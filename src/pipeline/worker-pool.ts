@@ -47,9 +47,10 @@ export class ConversionPool {
   }
 
   async run(job: ParseJob, signal: AbortSignal): Promise<WorkerResult> {
-    const transferList = job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength
-      ? [job.bytes.buffer as ArrayBuffer]
-      : [];
+    const transferList =
+      job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength
+        ? [job.bytes.buffer as ArrayBuffer]
+        : [];
     try {
       return await this.pool.run(job, { signal, transferList });
     } catch (error) {

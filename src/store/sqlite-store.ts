@@ -100,11 +100,11 @@ export class SqliteStore implements Store {
 
   async listApiKeys(team?: string): Promise<ApiKeyRecord[]> {
     const columns = 'id, team, label, prefix, created_at, revoked_at';
-    const rows = (
-      team === undefined
-        ? this.db.prepare(`SELECT ${columns} FROM api_keys ORDER BY created_at`).all()
-        : this.db.prepare(`SELECT ${columns} FROM api_keys WHERE team = ? ORDER BY created_at`).all(team)
-    ) as unknown as KeyRow[];
+    const rows = (team === undefined
+      ? this.db.prepare(`SELECT ${columns} FROM api_keys ORDER BY created_at`).all()
+      : this.db
+          .prepare(`SELECT ${columns} FROM api_keys WHERE team = ? ORDER BY created_at`)
+          .all(team)) as unknown as KeyRow[];
     return rows.map((r) => ({
       id: r.id,
       team: r.team,

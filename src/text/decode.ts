@@ -76,7 +76,8 @@ function plausibility(sample: string): number {
  */
 export function decodeText(bytes: Uint8Array, declared?: string): DecodedText {
   const bom = bomEncoding(bytes);
-  if (bom) return { text: new TextDecoder(bom.encoding).decode(bytes.subarray(bom.skip)), encoding: bom.encoding };
+  if (bom)
+    return { text: new TextDecoder(bom.encoding).decode(bytes.subarray(bom.skip)), encoding: bom.encoding };
   if (declared && isKnownEncoding(declared)) {
     const encoding = new TextDecoder(declared).encoding;
     // A page that declares UTF-8 but is not is common; only trust a declaration that decodes.

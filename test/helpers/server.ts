@@ -93,7 +93,9 @@ export async function parse(
     else form.append('options', text);
   }
   if (call.file) {
-    const blob = new Blob([call.file.bytes as Uint8Array<ArrayBuffer> | string], { type: call.file.type ?? '' });
+    const blob = new Blob([call.file.bytes as Uint8Array<ArrayBuffer> | string], {
+      type: call.file.type ?? '',
+    });
     form.append('file', blob, call.file.filename ?? 'upload');
   }
   const key = call.key === undefined ? server.key : call.key;

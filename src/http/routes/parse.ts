@@ -100,9 +100,14 @@ function poolFailure(error: PoolError, timeoutMs: number, signal: AbortSignal): 
     case 'aborted':
       return signal.reason instanceof ApiError ? signal.reason : timeoutError(timeoutMs);
     case 'queue-full':
-      return new ApiError(429, undefined, 'Too many documents are waiting for conversion. Please retry later.', {
-        headers: { 'retry-after': '5' },
-      });
+      return new ApiError(
+        429,
+        undefined,
+        'Too many documents are waiting for conversion. Please retry later.',
+        {
+          headers: { 'retry-after': '5' },
+        },
+      );
     case 'out-of-memory':
       return new ApiError(
         refusalStatus,
