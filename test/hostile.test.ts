@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { parse, type RunningServer, startServer } from './helpers/server.ts';
+import { describe, it } from 'node:test';
+import { parse, type RunningServer, useServer } from './helpers/server.ts';
 
 const MiB = 1024 * 1024;
 
@@ -44,16 +44,10 @@ function rawPost(server: RunningServer, headers: Record<string, string>, chunks:
 }
 
 describe('hostile and heavy uploads', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer({ QUIRE_WORKERS: '2' });
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const server = useServer({ QUIRE_WORKERS: '2' });
 
   it('refuses a 60 MB upload with a declared length', async () => {
-    const { status, body } = await parse(server, {
+    const { status, body } = await parse(server(), {
       file: { bytes: new Uint8Array(60 * MiB).fill(0x41), filename: 'big.csv' },
     });
     assert.equal(status, 400);
@@ -71,7 +65,7 @@ describe('hostile and heavy uploads', () => {
       yield Buffer.from(`\r\n--${boundary}--\r\n`);
     }
     const { status, body: answer } = await rawPost(
-      server,
+      server(),
       { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
       body(),
     );
@@ -83,7 +77,7 @@ describe('hostile and heavy uploads', () => {
     const boundary = 'AbC';
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.html"\r\n\r\n<p>half a page`;
     const { status, body } = await rawPost(
-      server,
+      server(),
       { 'content-type': `multipart/form-data; boundary=${boundary}` },
       [Buffer.from(head)],
     );
@@ -95,7 +89,7 @@ describe('hostile and heavy uploads', () => {
   it('converts a 10,000-deep nested page quickly, keeping its text', async () => {
     const html = `<html><body>${'<div>'.repeat(10_000)}deep text${'</div>'.repeat(10_000)}<p>after</p></body></html>`;
     const started = Date.now();
-    const { status, body } = await parse(server, { file: { bytes: html, filename: 'deep.html' } });
+    const { status, body } = await parse(server(), { file: { bytes: html, filename: 'deep.html' } });
     assert.equal(status, 200, JSON.stringify(body));
     assert.match(body.data.markdown, /deep text/);
     assert.match(body.data.markdown, /after/);
@@ -105,24 +99,24 @@ describe('hostile and heavy uploads', () => {
   it('refuses 50 MB of binary junk with a clear 4xx', async () => {
     const junk = new Uint8Array(50 * MiB - 1024);
     for (let i = 0; i < junk.length; i++) junk[i] = (i * 2654435761) >>> 24;
-    const { status, body } = await parse(server, { file: { bytes: junk, filename: 'junk.html' } });
+    const { status, body } = await parse(server(), { file: { bytes: junk, filename: 'junk.html' } });
     assert.equal(status, 400);
     assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
   });
 
   it('gives 408 SCRAPE_TIMEOUT past the timeout, and keeps serving others meanwhile', async () => {
-    const heavy = parse(server, {
+    const heavy = parse(server(), {
       file: { bytes: bigPage(200_000), filename: 'heavy.html' },
       options: { timeout: 1000 },
     });
-    const light = await parse(server, { file: { bytes: '<h1>Still here</h1>', filename: 'light.html' } });
+    const light = await parse(server(), { file: { bytes: '<h1>Still here</h1>', filename: 'light.html' } });
     assert.equal(light.status, 200);
     assert.match(light.body.data.markdown, /Still here/);
     const { status, body } = await heavy;
     assert.equal(status, 408, JSON.stringify(body).slice(0, 300));
     assert.equal(body.code, 'SCRAPE_TIMEOUT');
     assert.match(body.error, /1000 ms/);
-    const after = await parse(server, { file: { bytes: '<p>next</p>', filename: 'n.html' } });
+    const after = await parse(server(), { file: { bytes: '<p>next</p>', filename: 'n.html' } });
     assert.equal(after.status, 200);
   });
 });

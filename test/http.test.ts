@@ -1,25 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { parse, type RunningServer, startServer } from './helpers/server.ts';
+import { describe, it } from 'node:test';
+import { parse, useServer } from './helpers/server.ts';
 
 describe('HTTP basics', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const server = useServer();
 
   it('answers /health without a key', async () => {
-    const res = await fetch(`${server.url}/health`);
+    const res = await fetch(`${server().url}/health`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { status: 'ok' });
   });
 
   it('gives unknown routes a JSON 404', async () => {
-    const res = await fetch(`${server.url}/v2/nope?x=1`, {
-      headers: { authorization: `Bearer ${server.key}` },
+    const res = await fetch(`${server().url}/v2/nope?x=1`, {
+      headers: { authorization: `Bearer ${server().key}` },
     });
     assert.equal(res.status, 404);
     const body: any = await res.json();
@@ -29,15 +23,15 @@ describe('HTTP basics', () => {
   });
 
   it('echoes a caller request id, or makes one', async () => {
-    const given = await fetch(`${server.url}/health`, { headers: { 'x-request-id': 'abc-123' } });
+    const given = await fetch(`${server().url}/health`, { headers: { 'x-request-id': 'abc-123' } });
     assert.equal(given.headers.get('x-request-id'), 'abc-123');
-    const made = await fetch(`${server.url}/health`);
+    const made = await fetch(`${server().url}/health`);
     assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
   it('serves an OpenAPI document built from the validation schema', async () => {
-    const res = await fetch(`${server.url}/v2/openapi.json`, {
-      headers: { authorization: `Bearer ${server.key}` },
+    const res = await fetch(`${server().url}/v2/openapi.json`, {
+      headers: { authorization: `Bearer ${server().key}` },
     });
     assert.equal(res.status, 200);
     const doc: any = await res.json();
@@ -53,12 +47,12 @@ describe('HTTP basics', () => {
   describe('authentication', () => {
     const html = { bytes: '<p>hi</p>', filename: 'a.html' };
     it('401 Unauthorized without a header', async () => {
-      const { status, body } = await parse(server, { file: html, key: null });
+      const { status, body } = await parse(server(), { file: html, key: null });
       assert.equal(status, 401);
       assert.deepEqual(body, { success: false, error: 'Unauthorized' });
     });
     it('401 Token missing for a bare Bearer', async () => {
-      const res = await fetch(`${server.url}/v2/parse`, {
+      const res = await fetch(`${server().url}/v2/parse`, {
         method: 'POST',
         headers: { authorization: 'Bearer ' },
       });
@@ -66,12 +60,12 @@ describe('HTTP basics', () => {
       assert.deepEqual(await res.json(), { success: false, error: 'Unauthorized: Token missing' });
     });
     it('401 Invalid token for an unknown key', async () => {
-      const { status, body } = await parse(server, { file: html, key: 'not-a-key' });
+      const { status, body } = await parse(server(), { file: html, key: 'not-a-key' });
       assert.equal(status, 401);
       assert.deepEqual(body, { success: false, error: 'Unauthorized: Invalid token' });
     });
     it('protects the OpenAPI document too', async () => {
-      const res = await fetch(`${server.url}/v2/openapi.json`);
+      const res = await fetch(`${server().url}/v2/openapi.json`);
       assert.equal(res.status, 401);
     });
   });

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { corpusDir, corpusFile, parse, type RunningServer, startServer } from './helpers/server.ts';
+import { describe, it } from 'node:test';
+import { corpusDir, corpusFile, parse, useServer } from './helpers/server.ts';
 
 describe('CSV uploads', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const server = useServer();
 
   const markdownOf = async (file: { bytes: Uint8Array | string; filename: string }, options?: unknown) => {
-    const { status, body } = await parse(server, { file, options });
+    const { status, body } = await parse(server(), { file, options });
     assert.equal(status, 200, JSON.stringify(body));
     return body.data;
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { corpusFile, parse, type RunningServer, startServer } from './helpers/server.ts';
+import { describe, it } from 'node:test';
+import { corpusFile, parse, useServer } from './helpers/server.ts';
 
 const wikipedia = corpusFile('html/markitdown-test_wikipedia.html');
 
@@ -28,18 +28,12 @@ const page = `<!doctype html><html lang="fr"><head>
 const pageBytes = Buffer.from(page, 'latin1');
 
 describe('HTML uploads', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const server = useServer();
 
   const call = (
     options: unknown,
     file: { bytes: Uint8Array | string; filename: string } = { bytes: pageBytes, filename: 'demo.html' },
-  ) => parse(server, { file, options });
+  ) => parse(server(), { file, options });
 
   it('returns the envelope with Markdown by default', async () => {
     const { status, body } = await call(undefined);

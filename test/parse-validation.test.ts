@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { parse, type RunningServer, startServer } from './helpers/server.ts';
+import { describe, it } from 'node:test';
+import { parse, useServer } from './helpers/server.ts';
 
 const page = { bytes: '<html><body><h1>Title</h1><p>Body text.</p></body></html>', filename: 'page.html' };
 
 describe('POST /v2/parse request validation', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const server = useServer();
 
   async function expect400(options: unknown, code: string, message: RegExp) {
-    const { status, body } = await parse(server, { file: page, options });
+    const { status, body } = await parse(server(), { file: page, options });
     assert.equal(status, 400, JSON.stringify(body));
     assert.equal(body.success, false);
     assert.equal(body.code, code);
@@ -23,16 +17,16 @@ describe('POST /v2/parse request validation', () => {
 
   describe('multipart', () => {
     it('refuses a request without a file part', async () => {
-      const { status, body } = await parse(server, { options: {} });
+      const { status, body } = await parse(server(), { options: {} });
       assert.equal(status, 400);
       assert.equal(body.code, 'BAD_REQUEST');
       assert.match(body.error, /Missing file upload.*'file'.*'options'/);
     });
 
     it('refuses a JSON body', async () => {
-      const res = await fetch(`${server.url}/v2/parse`, {
+      const res = await fetch(`${server().url}/v2/parse`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: 'x' }),
       });
       assert.equal(res.status, 400);
@@ -42,24 +36,24 @@ describe('POST /v2/parse request validation', () => {
     it('names an unexpected field', async () => {
       const form = new FormData();
       form.append('upload', new Blob(['<p>x</p>']), 'a.html');
-      const res = await fetch(`${server.url}/v2/parse`, {
+      const res = await fetch(`${server().url}/v2/parse`, {
         method: 'POST',
         body: form,
-        headers: { authorization: `Bearer ${server.key}` },
+        headers: { authorization: `Bearer ${server().key}` },
       });
       assert.equal(res.status, 400);
       assert.match(((await res.json()) as any).error, /Unexpected field 'upload'/);
     });
 
     it('refuses an empty file', async () => {
-      const { status, body } = await parse(server, { file: { bytes: '', filename: 'a.html' } });
+      const { status, body } = await parse(server(), { file: { bytes: '', filename: 'a.html' } });
       assert.equal(status, 400);
       assert.match(body.error, /empty/);
     });
 
     it('accepts options as a JSON part as well as a text field', async () => {
       for (const optionsAsJsonPart of [false, true]) {
-        const { status, body } = await parse(server, {
+        const { status, body } = await parse(server(), {
           file: page,
           options: { formats: ['html'] },
           optionsAsJsonPart,
@@ -157,13 +151,13 @@ describe('POST /v2/parse request validation', () => {
       await expect400({ headers: { a: 1 } }, 'BAD_REQUEST', /options\.headers/);
     });
     it('lists every failing field at once, with zod issues as details', async () => {
-      const { body } = await parse(server, { file: page, options: { timeout: 5, onlyMainContent: 3 } });
+      const { body } = await parse(server(), { file: page, options: { timeout: 5, onlyMainContent: 3 } });
       assert.match(body.error, /options\.timeout/);
       assert.match(body.error, /options\.onlyMainContent/);
       assert.ok(Array.isArray(body.details) && body.details.length === 2);
     });
     it('accepts every documented field and shorthand', async () => {
-      const { status, body } = await parse(server, {
+      const { status, body } = await parse(server(), {
         file: page,
         options: {
           formats: ['markdown', { type: 'links' }, 'images', 'rawHtml', { type: 'html' }],
@@ -228,7 +222,7 @@ describe('POST /v2/parse request validation', () => {
       [{ redactPII: true }, /options\.redactPII/],
     ] as const) {
       it(`answers 501 naming ${name.source}`, async () => {
-        const { status, body } = await parse(server, { file: page, options });
+        const { status, body } = await parse(server(), { file: page, options });
         assert.equal(status, 501);
         assert.equal(body.code, 'NOT_IMPLEMENTED');
         assert.match(body.error, name);
@@ -241,26 +235,26 @@ describe('POST /v2/parse request validation', () => {
       const png = Uint8Array.from([
         0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
       ]);
-      const { status, body } = await parse(server, { file: { bytes: png, filename: 'image.png' } });
+      const { status, body } = await parse(server(), { file: { bytes: png, filename: 'image.png' } });
       assert.equal(status, 400);
       assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
       assert.match(body.error, /\.html, \.htm, \.xhtml.*\.csv/);
     });
     it('refuses a .docx whose bytes are junk', async () => {
       const junk = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
-      const { status, body } = await parse(server, { file: { bytes: junk, filename: 'report.docx' } });
+      const { status, body } = await parse(server(), { file: { bytes: junk, filename: 'report.docx' } });
       assert.equal(status, 400);
       assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
       assert.match(body.error, /Word \(DOCX\)/);
     });
     it('parses a mislabelled HTML page as what it is, with a warning', async () => {
-      const { status, body } = await parse(server, { file: { bytes: page.bytes, filename: 'page.pdf' } });
+      const { status, body } = await parse(server(), { file: { bytes: page.bytes, filename: 'page.pdf' } });
       assert.equal(status, 200, JSON.stringify(body));
       assert.match(body.data.markdown, /# Title/);
       assert.match(body.data.warning, /named as PDF but its bytes are HTML/);
     });
     it('uses the Content-Type when the name has no extension', async () => {
-      const { status, body } = await parse(server, {
+      const { status, body } = await parse(server(), {
         file: { bytes: 'a,b\n1,2\n', filename: 'export', type: 'text/csv' },
       });
       assert.equal(status, 200, JSON.stringify(body));

@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { corpusFile, type RunningServer, startServer } from './helpers/server.ts';
+import { corpusFile, useServer } from './helpers/server.ts';
 
 describe('the official Firecrawl SDK, pointed at Quire', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const server = useServer();
 
   it('parses an HTML file with parse()', async () => {
-    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
     const file = corpusFile('html/docling-table_01.html');
     const doc = await client.parse(
       { data: Buffer.from(file.bytes), filename: file.filename, contentType: 'text/html' },
@@ -27,19 +21,19 @@ describe('the official Firecrawl SDK, pointed at Quire', () => {
   });
 
   it('parses a CSV file', async () => {
-    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
     const file = corpusFile('csv/docling-csv-comma-in-cell.csv');
     const doc = await client.parse({ data: Buffer.from(file.bytes), filename: file.filename });
     assert.match(doc.markdown ?? '', /\| a \| , \| c \| d \|/);
   });
 
   it('surfaces Quire errors through the SDK', async () => {
-    const bad = new Firecrawl({ apiKey: 'wrong', apiUrl: server.url });
+    const bad = new Firecrawl({ apiKey: 'wrong', apiUrl: server().url });
     await assert.rejects(
       bad.parse({ data: Buffer.from('<p>x</p>'), filename: 'a.html' }),
       /Invalid token|401/,
     );
-    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
     await assert.rejects(
       client.parse(
         { data: Buffer.from('<p>x</p>'), filename: 'a.html' },

@@ -1,4 +1,5 @@
 import { limits } from '../limits.ts';
+import { bomEncoding, bomlessUtf16 } from '../text/decode.ts';
 import type { FormatId } from './formats.ts';
 import { listZip } from './zip-entries.ts';
 
@@ -53,10 +54,8 @@ const HTML_START =
 /** Text when there are no NUL bytes (UTF-16 aside) and few control characters. */
 function sniffText(bytes: Uint8Array): Sniffed {
   const window = bytes.subarray(0, limits.sniffBytes);
-  const utf16 =
-    (window[0] === 0xff && window[1] === 0xfe) ||
-    (window[0] === 0xfe && window[1] === 0xff) ||
-    looksLikeBomlessUtf16(window);
+  const bom = bomEncoding(window)?.encoding;
+  const utf16 = bom?.startsWith('utf-16') ? bom : bomlessUtf16(window);
   if (!utf16) {
     let control = 0;
     for (const b of window) {
@@ -65,26 +64,8 @@ function sniffText(bytes: Uint8Array): Sniffed {
     }
     if (control > window.length / 10) return { kind: 'binary' };
   }
-  const head = new TextDecoder(utf16 ? (window[0] === 0xfe ? 'utf-16be' : 'utf-16le') : 'latin1').decode(
-    window.subarray(0, 4096),
-  );
+  const head = new TextDecoder(utf16 ?? 'latin1').decode(window.subarray(0, 4096));
   return { kind: 'text', looksLikeHtml: HTML_START.test(head.replace(/^\uFEFF/, '')) };
-}
-
-/** ASCII text in UTF-16 without a BOM has a zero in every other byte. */
-function looksLikeBomlessUtf16(window: Uint8Array): boolean {
-  const n = Math.min(window.length, 512) & ~1;
-  if (n < 4) return false;
-  let evenZeros = 0;
-  let oddZeros = 0;
-  for (let i = 0; i < n; i += 2) {
-    if (window[i] === 0) evenZeros++;
-    if (window[i + 1] === 0) oddZeros++;
-  }
-  const pairs = n / 2;
-  return (
-    (oddZeros > pairs * 0.6 && evenZeros < pairs * 0.1) || (evenZeros > pairs * 0.6 && oddZeros < pairs * 0.1)
-  );
 }
 
 export function sniff(bytes: Uint8Array): Sniffed {

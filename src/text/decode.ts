@@ -10,14 +10,15 @@ export interface DecodedText {
 /** Multi-byte legacy encodings chardet often misses on short files; tried when UTF-8 fails. */
 const CJK_CANDIDATES = ['shift_jis', 'euc-jp', 'euc-kr', 'big5', 'gb18030'];
 
-function bomEncoding(bytes: Uint8Array): { encoding: string; skip: number } | undefined {
+export function bomEncoding(bytes: Uint8Array): { encoding: string; skip: number } | undefined {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', skip: 3 };
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', skip: 2 };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', skip: 2 };
   return undefined;
 }
 
-function bomlessUtf16(bytes: Uint8Array): string | undefined {
+/** ASCII text in UTF-16 without a BOM has a zero in every other byte. */
+export function bomlessUtf16(bytes: Uint8Array): string | undefined {
   const n = Math.min(bytes.length, 1024) & ~1;
   if (n < 4) return undefined;
   let even = 0;

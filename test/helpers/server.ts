@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const corpusDir = process.env.QUIRE_CORPUS_DIR ?? path.resolve(repoRoot, '../shared/corpus');
@@ -110,4 +111,22 @@ export async function parse(
 
 export function corpusFile(relative: string): { bytes: Uint8Array; filename: string } {
   return { bytes: fs.readFileSync(path.join(corpusDir, relative)), filename: path.basename(relative) };
+}
+
+/**
+ * One server for a whole `describe` block: started before its tests, stopped after.
+ * The getter is read inside tests, once the server exists.
+ */
+export function useServer(env: Record<string, string> = {}): () => RunningServer {
+  let server: RunningServer | undefined;
+  before(async () => {
+    server = await startServer(env);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('the server is not running');
+    return server;
+  };
 }
