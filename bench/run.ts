@@ -1,0 +1,349 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
+import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
+import { pandocReader, pandocVersion } from './peers/pandoc.ts';
+import { anydoc, anydocVersion, pandoc, type Tool } from './peers.ts';
+import { type FormatScore, loadQuire, runQuality, type ScoreReport, score, type ToolRun } from './quality.ts';
+import { nowMs, ratio } from './stats.ts';
+
+// npm run bench: corpus quality and ms/doc against pandoc and anydoc, then HTTP load against a
+// pandoc-per-request server, all measured in this one run; writes bench/RESULTS.md.
+//
+// Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
+// 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16).
+
+const benchDir = path.join(repoRoot, 'bench');
+const outRoot = path.join(benchDir, 'out');
+const resultsPath = path.join(benchDir, 'RESULTS.md');
+const apiKey = 'bench-key';
+const quireMain = path.join(repoRoot, 'src/main.ts');
+
+function intEnv(name: string, fallback: number, min: number, maxValue: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > maxValue)
+    throw new Error(`${name} must be an integer from ${min} to ${maxValue}`);
+  return n;
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+// ------------------------------------------------------------------ formatting
+
+const dash = '–';
+const fmtScore = (x: number | null | undefined) => (x == null ? dash : x.toFixed(1));
+const fmtMs = (x: number | null | undefined) => (x == null ? dash : x < 10 ? x.toFixed(2) : x.toFixed(1));
+const fmtRatio = (x: number | null) => (x == null ? dash : `${x < 10 ? x.toFixed(2) : x.toFixed(1)}×`);
+const fmtMb = (kb: number | null | undefined) => (kb == null ? dash : (kb / 1024).toFixed(1));
+const fmtInt = (x: number) => String(Math.round(x));
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+// ------------------------------------------------------------------ machine
+
+function commandLine(cmd: string, args: string[]): string | null {
+  try {
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      cwd: repoRoot,
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function machine(): string[] {
+  const cpus = os.cpus();
+  const commit = commandLine('git', ['rev-parse', '--short', 'HEAD']);
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${os.availableParallelism()} cores (nproc), ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
+    `- Node ${process.version}, pandoc ${pandocVersion()}, @firecrawl/anydoc ${anydocVersion()}`,
+    `- Quire: ${commit ? `commit ${commit}` : 'working tree (no commit yet)'}`,
+  ];
+}
+
+// ------------------------------------------------------------------ quality section
+
+interface Scored {
+  run: ToolRun;
+  report: ScoreReport | null;
+}
+
+function scoreCell(s: Scored, format: string): string {
+  if (!s.run.formats.includes(format)) return 'n/a';
+  const f = s.report?.formats[format];
+  if (!f) return dash;
+  return f.failed > 0 ? `${fmtScore(f.overall)} (${f.failed}/${f.n} failed)` : fmtScore(f.overall);
+}
+
+function formatScore(s: Scored, format: string): FormatScore | undefined {
+  return s.run.formats.includes(format) ? s.report?.formats[format] : undefined;
+}
+
+function qualitySection(scored: Scored[], formats: string[], cases: Case[]): string[] {
+  const quire = scored.find((s) => s.run.tool.id === 'quire');
+  const peers = scored.filter((s) => s.run.tool.id !== 'quire');
+  const head = [
+    'format',
+    'cases',
+    ...scored.map((s) => `${s.run.tool.label} score`),
+    ...scored.map((s) => `${s.run.tool.label} ms/doc`),
+    ...(quire ? peers.map((p) => `Quire ms / ${p.run.tool.label} ms`) : []),
+  ];
+  const rows = formats.map((format) => [
+    format,
+    String(cases.filter((c) => c.format === format).length),
+    ...scored.map((s) => scoreCell(s, format)),
+    ...scored.map((s) => (s.run.formats.includes(format) ? fmtMs(formatScore(s, format)?.medianMs) : 'n/a')),
+    ...(quire
+      ? peers.map((p) =>
+          p.run.formats.includes(format)
+            ? fmtRatio(ratio(formatScore(quire, format)?.medianMs, formatScore(p, format)?.medianMs))
+            : 'n/a',
+        )
+      : []),
+  ]);
+
+  const metrics = ['text', 'order', 'headings', 'lists', 'tables', 'vectors'] as const;
+  const metricRows: string[][] = [];
+  for (const format of formats) {
+    for (const s of scored) {
+      const f = formatScore(s, format);
+      if (!f) continue;
+      metricRows.push([format, s.run.tool.label, fmtScore(f.overall), ...metrics.map((m) => fmtScore(f[m]))]);
+    }
+  }
+
+  const failures: string[] = [];
+  for (const s of scored) {
+    for (const [key, message] of Object.entries(s.run.errors)) {
+      failures.push(`- ${s.run.tool.label}, \`${key}\`: ${message.replace(/\s+/g, ' ').slice(0, 160)}`);
+    }
+  }
+
+  return [
+    '## Corpus: quality and speed',
+    '',
+    'Score: the shared scorer’s `overall` (0–100, mean over the cases of a format; a failed case scores 0). ' +
+      'ms/doc: median over the cases of each case’s median wall time. Ratios below 1× mean Quire is faster. ' +
+      '`n/a`: the tool does not read that format.',
+    '',
+    table(head, rows),
+    '',
+    'How each tool ran:',
+    '',
+    ...scored.map(
+      (s) =>
+        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ' after one untimed warm-up run' : ''}.`,
+    ),
+    '',
+    '<details><summary>Per-metric scores</summary>',
+    '',
+    table(['format', 'tool', 'overall', ...metrics], metricRows),
+    '',
+    '</details>',
+    '',
+    ...(failures.length > 0 ? ['Failed cases:', '', ...failures, ''] : []),
+  ];
+}
+
+// ------------------------------------------------------------------ load section
+
+function loadSection(
+  results: LoadResult[],
+  opts: { seconds: number; concurrency: number; uploads: Upload[] },
+): string[] {
+  const [quire, peer] = results;
+  if (!quire || !peer) return [];
+  const both = (f: (r: LoadResult) => string) => [f(quire), f(peer)];
+  const withRatio = (
+    label: string,
+    get: (r: LoadResult) => number | null,
+    show: (x: number | null) => string,
+  ) => [
+    label,
+    show(get(quire)),
+    show(get(peer)),
+    quire.error || peer.error ? dash : fmtRatio(ratio(get(quire), get(peer))),
+  ];
+  const statuses = (r: LoadResult) =>
+    Object.entries(r.statuses)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ') || dash;
+  const failures = (r: LoadResult) =>
+    Object.entries(r.failures)
+      .map(([k, v]) => `${k.slice(0, 60)}: ${v}`)
+      .join('; ') || '0';
+  const cpuPerRequest = (r: LoadResult) => (r.cpuS === null || r.ok === 0 ? null : (r.cpuS * 1000) / r.ok);
+  const rows = [
+    ['responses by status', ...both(statuses), ''],
+    ['client-side failures', ...both(failures), ''],
+    withRatio(
+      'successful requests/s',
+      (r) => (r.error && r.requests === 0 ? null : r.okRps),
+      (x) => (x === null ? dash : x.toFixed(1)),
+    ),
+    withRatio('latency p50 (ms)', (r) => r.p50, fmtMs),
+    withRatio('latency p90 (ms)', (r) => r.p90, fmtMs),
+    withRatio('latency p99 (ms)', (r) => r.p99, fmtMs),
+    withRatio('latency max (ms)', (r) => r.maxMs, fmtMs),
+    withRatio('peak RSS, server process (MB)', (r) => r.peakRssKb, fmtMb),
+    withRatio('peak RSS, server + child processes (MB)', (r) => r.peakTreeRssKb, fmtMb),
+    withRatio('VmHWM at end, server process (MB)', (r) => r.vmHwmKb, fmtMb),
+    withRatio('server CPU ms per successful request', cpuPerRequest, fmtMs),
+    withRatio(
+      'startup to healthy (ms)',
+      (r) => r.startupMs ?? null,
+      (x) => (x === null ? dash : fmtInt(x)),
+    ),
+  ];
+  const kinds = [...new Set(opts.uploads.map((u) => path.extname(u.name)))].join(', ');
+  const errors = results
+    .filter((r) => r.error)
+    .map((r) => `- ${r.label}: ${r.error!.replace(/\s+/g, ' ').slice(0, 600)}`);
+  return [
+    '## HTTP load',
+    '',
+    `${opts.concurrency} concurrent clients for ${opts.seconds} s (after an unmeasured warm-up) each send ` +
+      '`POST /v2/parse` (multipart `file` + `options` `{"formats":["markdown"]}`) one after another, cycling over ' +
+      `the ${opts.uploads.length} corpus files (${kinds}); latency is send to last response byte, from Node’s fetch ` +
+      'in the bench process on the same machine. RSS is sampled from /proc every 100 ms. Quire converts on worker ' +
+      'threads, so it is one process; the peer is a minimal node:http server (bench/peers/pandoc-http.ts) that pipes ' +
+      'each upload into its own `pandoc -t gfm` process, whose memory counts in the "server + child processes" row. ' +
+      'CPU includes the children the server reaped.',
+    '',
+    table(['', quire.label, peer.label, 'Quire / peer'], rows),
+    '',
+    ...(errors.length > 0 ? ['Errors:', '', ...errors, ''] : []),
+  ];
+}
+
+// ------------------------------------------------------------------ main
+
+async function main(): Promise<void> {
+  const started = nowMs();
+  const loadSeconds = intEnv('QUIRE_BENCH_LOAD_SECONDS', 30, 0, 600);
+  const concurrency = intEnv('QUIRE_BENCH_CONCURRENCY', 16, 1, 256);
+  const corpus = corpusDir();
+  if (!fs.existsSync(corpus)) throw new Error(`corpus not found at ${corpus} (set QUIRE_CORPUS_DIR)`);
+
+  const notes: string[] = [];
+  const quire = await loadQuire();
+  let formats: string[];
+  const tools: Tool[] = [];
+  if (quire.ok) {
+    formats = quire.formats;
+    tools.push(quire.tool);
+  } else {
+    formats = ['csv', 'html'];
+    notes.push(`Quire could not be loaded in-process, so it was not measured on the corpus: ${quire.error}`);
+    log(`! Quire not loadable: ${quire.error}`);
+  }
+  tools.push(pandoc, anydoc);
+
+  const cases = findCases(corpus, formats);
+  log(
+    `corpus ${corpus}: ${cases.length} cases in ${formats.join(', ')}; tools ${tools.map((t) => t.id).join(', ')}`,
+  );
+  const runs = await runQuality(tools, cases, outRoot);
+  const scored: Scored[] = [];
+  for (const run of runs) scored.push({ run, report: await score(corpus, run) });
+  const qualityS = (nowMs() - started) / 1000;
+  log(`corpus done in ${qualityS.toFixed(0)} s`);
+
+  // HTTP load: the formats both servers read.
+  let loadLines: string[] = [];
+  const loadFormats: string[] = formats.filter(
+    (f) => (f === 'html' || f === 'csv') && pandocReader(f) !== undefined,
+  );
+  const uploads: Upload[] = cases
+    .filter((c) => loadFormats.includes(c.format))
+    .map((c) => ({ name: c.name, type: c.format === 'csv' ? 'text/csv' : 'text/html', bytes: c.bytes }));
+  if (loadSeconds > 0 && uploads.length > 0) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-'));
+    try {
+      const opts = {
+        concurrency,
+        seconds: loadSeconds,
+        warmupSeconds: Math.min(3, Math.max(1, Math.round(loadSeconds / 10))),
+        uploads,
+        apiKey,
+        options: '{"formats":["markdown"]}',
+      };
+      const quireSpec: ServerSpec = {
+        id: 'quire',
+        label: 'Quire',
+        script: 'src/main.ts',
+        env: { QUIRE_DATA_DIR: dataDir, QUIRE_API_KEYS: apiKey, QUIRE_LOG_LEVEL: 'warn' },
+      };
+      const peerSpec: ServerSpec = {
+        id: 'pandoc-http',
+        label: 'pandoc-http',
+        script: 'bench/peers/pandoc-http.ts',
+        env: { PEER_API_KEY: apiKey },
+      };
+      const results: LoadResult[] = [];
+      for (const spec of [quireSpec, peerSpec]) {
+        if (spec.id === 'quire' && !fs.existsSync(quireMain)) {
+          log('! src/main.ts does not exist yet: Quire’s HTTP load test is skipped');
+          results.push(unmeasured(spec, 'src/main.ts does not exist yet, so Quire was not load-tested.'));
+          continue;
+        }
+        log(
+          `load: ${spec.label}, ${concurrency} clients, ${opts.warmupSeconds} s warm-up + ${loadSeconds} s`,
+        );
+        const r = await loadTest(spec, opts);
+        log(
+          `  ${r.error ? `error: ${r.error.slice(0, 300)}; ` : ''}${r.ok} ok, ${r.okRps.toFixed(1)} req/s, p50 ${fmtMs(r.p50)} ms, p99 ${fmtMs(r.p99)} ms, peak RSS ${fmtMb(r.peakTreeRssKb)} MB`,
+        );
+        results.push(r);
+      }
+      loadLines = loadSection(results, { seconds: loadSeconds, concurrency, uploads });
+      fs.writeFileSync(path.join(outRoot, 'load.json'), `${JSON.stringify(results, null, 1)}\n`);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  } else {
+    notes.push('The HTTP load test was skipped (QUIRE_BENCH_LOAD_SECONDS=0 or no HTML/CSV cases).');
+  }
+
+  const totalS = (nowMs() - started) / 1000;
+  const md = [
+    '# Quire benchmark results',
+    '',
+    'Written by `npm run bench` (bench/run.ts); every figure is set against a peer measured in the same run, ' +
+      'because absolute numbers on this shared machine are noisy.',
+    '',
+    ...machine(),
+    `- Corpus: ${path.relative(repoRoot, corpus) || corpus} (${cases.length} cases); bench run time ${totalS.toFixed(0)} s`,
+    '',
+    ...(notes.length > 0 ? [...notes.map((n) => `> ${n}`), ''] : []),
+    ...qualitySection(scored, formats, cases),
+    ...loadLines,
+    '## How to reproduce',
+    '',
+    '`npm run bench` (needs `pandoc` on PATH and the shared corpus at ../shared/corpus or `QUIRE_CORPUS_DIR`; ' +
+      '`QUIRE_BENCH_LOAD_SECONDS` sets the load duration, 0 skips it). Outputs, timings.json and errors.json per ' +
+      'tool are in bench/out/<tool>/; rescore one with ' +
+      '`node ../shared/eval/score.mjs --dir ../shared/corpus --outputs bench/out/quire --formats html,csv`.',
+    '',
+  ].join('\n');
+  fs.writeFileSync(resultsPath, md);
+  log(`wrote ${path.relative(process.cwd(), resultsPath)} in ${totalS.toFixed(0)} s`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
