@@ -120,3 +120,18 @@ describe('hostile and heavy uploads', () => {
     assert.equal(after.status, 200);
   });
 });
+
+describe('a conversion that exhausts its memory', () => {
+  const server = useServer({ QUIRE_WORKER_HEAP_MB: '64', QUIRE_WORKERS: '1' });
+
+  it('fails alone with a 4xx, and the next request is served', async () => {
+    const html = `<html><body>${'<table><tr><td>cell <b>x</b></td><td>y</td></tr></table>'.repeat(60_000)}</body></html>`;
+    const { status, body } = await parse(server(), { file: { bytes: html, filename: 'big.html' } });
+    assert.equal(status, 400);
+    assert.equal(body.code, 'RESOURCE_LIMIT');
+    assert.match(body.error, /more memory/);
+    const next = await parse(server(), { file: { bytes: '<p>still serving</p>', filename: 'a.html' } });
+    assert.equal(next.status, 200);
+    assert.match(next.body.data.markdown, /still serving/);
+  });
+});
