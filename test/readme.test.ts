@@ -19,9 +19,9 @@ describe('README', () => {
   });
 
   it('opens with the two commands, and CI runs exactly the test one', () => {
-    const commands = [...readme.matchAll(/^(npm ci && npm (?:start|test))/gm)].map((m) => m[1]);
-    assert.deepEqual(commands, ['npm ci && npm start', 'npm ci && npm test']);
+    const commands = [...readme.matchAll(/^(npm install && npm (?:start|test))/gm)].map((m) => m[1]);
+    assert.deepEqual(commands, ['npm install && npm start', 'npm install && npm test']);
     const ci = fs.readFileSync(path.join(repoRoot, '.ci/run'), 'utf8');
-    assert.match(ci, /^npm ci && npm test$/m);
+    assert.match(ci, /^npm install && npm test$/m);
   });
 });
