@@ -27,7 +27,7 @@ export async function createApp(config: Config): Promise<App> {
     firstKey = (await createApiKey(store, config.QUIRE_DEFAULT_TEAM, 'first start')).key;
   }
   const pool = new ConversionPool({
-    threads: config.QUIRE_WORKERS,
+    workers: config.QUIRE_WORKERS,
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: config.QUIRE_QUEUE_SIZE,
   });

@@ -31,7 +31,7 @@ export const configSchema = z.object({
     .default('info')
     .describe('Log level of the structured (JSON) logs on stdout.'),
   QUIRE_WORKERS: intVar(Math.max(1, os.availableParallelism()), 1, 256).describe(
-    'Conversion worker threads (default: one per core).',
+    'Conversion worker processes (default: one per core).',
   ),
   QUIRE_WORKER_HEAP_MB: intVar(1536, 64, 65536).describe(
     'Heap limit of each conversion worker; a conversion that needs more fails alone.',

@@ -1,9 +1,9 @@
-import { Piscina } from 'piscina';
+import { Tinypool } from 'tinypool';
 import type { ParseJob } from './parse-document.ts';
 import type { WorkerResult } from './worker.ts';
 
 export interface PoolSettings {
-  threads: number;
+  workers: number;
   heapMb: number;
   queueSize: number;
 }
@@ -12,7 +12,8 @@ export interface PoolSettings {
 export type PoolFailure =
   | { kind: 'aborted' }
   | { kind: 'queue-full' }
-  | { kind: 'out-of-memory' }
+  /** The conversion process died: it ran out of memory, or native code crashed on the input. */
+  | { kind: 'worker-died' }
   | { kind: 'crashed'; error: Error };
 
 export class PoolError extends Error {
@@ -24,48 +25,39 @@ export class PoolError extends Error {
 }
 
 /**
- * Conversions run here, off the event loop, in a bounded pool of worker threads. Each
- * worker has a heap limit, so a document that needs too much memory kills its own worker
- * and fails alone; an aborted task (timeout, client gone) terminates its worker too.
+ * Conversions run here, off the event loop, in a bounded pool of child processes. Processes
+ * rather than worker threads because V8 cannot always stop a thread at its heap limit: an
+ * allocation that fails first aborts the whole server. A process with its own heap limit
+ * dies alone, and an aborted task (timeout, client gone) kills its process too.
  */
 export class ConversionPool {
-  private readonly pool: Piscina<ParseJob, WorkerResult>;
+  private readonly pool: Tinypool;
 
   constructor(settings: PoolSettings) {
-    this.pool = new Piscina({
+    this.pool = new Tinypool({
       filename: new URL('./worker.ts', import.meta.url).href,
-      minThreads: settings.threads,
-      maxThreads: settings.threads,
+      runtime: 'child_process',
+      // Structured clone keeps the upload a Uint8Array on the way in.
+      serialization: 'advanced',
+      execArgv: [`--max-old-space-size=${settings.heapMb}`],
+      env: process.env as Record<string, string>,
+      minThreads: settings.workers,
+      maxThreads: settings.workers,
       maxQueue: settings.queueSize,
       idleTimeout: 60_000,
-      resourceLimits: {
-        maxOldGenerationSizeMb: settings.heapMb,
-        // Tree walkers recurse; a deeper stack than the default 4 MB absorbs odd documents.
-        stackSizeMb: 32,
-      },
     });
   }
 
   async run(job: ParseJob, signal: AbortSignal): Promise<WorkerResult> {
-    const transferList =
-      job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength
-        ? [job.bytes.buffer as ArrayBuffer]
-        : [];
     try {
-      return await this.pool.run(job, { signal, transferList });
+      return (await this.pool.run(job, { signal })) as WorkerResult;
     } catch (error) {
-      const err = error as Error & { code?: string };
+      const err = error as Error;
       if (signal.aborted || err.name === 'AbortError') throw new PoolError({ kind: 'aborted' });
       if (/queue is at limit/i.test(err.message)) throw new PoolError({ kind: 'queue-full' });
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|memory limit/i.test(err.message)) {
-        throw new PoolError({ kind: 'out-of-memory' });
-      }
+      if (/exited unexpectedly/i.test(err.message)) throw new PoolError({ kind: 'worker-died' });
       throw new PoolError({ kind: 'crashed', error: err });
     }
-  }
-
-  get stats(): { queued: number; running: number; threads: number } {
-    return { queued: this.pool.queueSize, running: this.pool.utilization, threads: this.pool.threads.length };
   }
 
   close(): Promise<void> {

@@ -7,7 +7,7 @@ export type WorkerResult =
   | { ok: false; code: ConversionError['code']; message: string };
 
 /**
- * Conversion worker entry. Errors lose their class crossing the thread boundary, so a
+ * Conversion worker entry. Errors lose their class crossing the process boundary, so a
  * refusal is returned as a value; anything thrown is a bug and becomes a 500.
  */
 export default async function run(job: ParseJob): Promise<WorkerResult> {

@@ -108,11 +108,11 @@ function poolFailure(error: PoolError, timeoutMs: number, signal: AbortSignal): 
           headers: { 'retry-after': '5' },
         },
       );
-    case 'out-of-memory':
+    case 'worker-died':
       return new ApiError(
         refusalStatus,
         'RESOURCE_LIMIT',
-        'The document needs more memory to convert than one conversion may use.',
+        'The document needs more memory to convert than one conversion may use, or its conversion crashed.',
       );
     case 'crashed':
       return error.failure.error;
