@@ -57,7 +57,7 @@ export interface LoadResult {
   peakTreeRssKb: number | null;
   /** VmHWM of the server process at the end of the run. */
   vmHwmKb: number | null;
-  /** Server CPU time (user + system, children it waited for included) during the measured phase. */
+  /** CPU time (user + system) of the server and all its child processes during the measured phase. */
   cpuS: number | null;
   samples: number;
 }
@@ -113,6 +113,17 @@ function cpuSeconds(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** CPU of the server and every live descendant (ended ones are in their parent's cutime/cstime). */
+function treeCpuSeconds(pid: number): number | null {
+  let total = 0;
+  for (const p of processTree(pid)) {
+    const s = cpuSeconds(p);
+    if (s === null && p === pid) return null;
+    total += s ?? 0;
+  }
+  return total;
 }
 
 class RssSampler {
@@ -319,9 +330,9 @@ export async function loadTest(spec: ServerSpec, opts: LoadOptions): Promise<Loa
   try {
     if (opts.warmupSeconds > 0) await phase(server.base, opts, opts.warmupSeconds, null);
     const tally: Tally = { latencies: [], statuses: {}, failures: {}, firstStart: nowMs(), lastEnd: 0 };
-    const cpu0 = cpuSeconds(pid);
+    const cpu0 = treeCpuSeconds(pid);
     await phase(server.base, opts, opts.seconds, tally);
-    const cpu1 = cpuSeconds(pid);
+    const cpu1 = treeCpuSeconds(pid);
     sampler.sample();
     const vmHwmKb = readStatusKb(pid, 'VmHWM');
     const durationS = Math.max(1e-3, (tally.lastEnd - tally.firstStart) / 1000);

@@ -201,7 +201,7 @@ function loadSection(
     withRatio('peak RSS, server process (MB)', (r) => r.peakRssKb, fmtMb),
     withRatio('peak RSS, server + child processes (MB)', (r) => r.peakTreeRssKb, fmtMb),
     withRatio('VmHWM at end, server process (MB)', (r) => r.vmHwmKb, fmtMb),
-    withRatio('server CPU ms per successful request', cpuPerRequest, fmtMs),
+    withRatio('CPU ms per successful request (server + children)', cpuPerRequest, fmtMs),
     withRatio(
       'startup to healthy (ms)',
       (r) => r.startupMs ?? null,
@@ -218,10 +218,10 @@ function loadSection(
     `${opts.concurrency} concurrent clients for ${opts.seconds} s (after an unmeasured warm-up) each send ` +
       '`POST /v2/parse` (multipart `file` + `options` `{"formats":["markdown"]}`) one after another, cycling over ' +
       `the ${opts.uploads.length} corpus files (${kinds}); latency is send to last response byte, from Node’s fetch ` +
-      'in the bench process on the same machine. RSS is sampled from /proc every 100 ms. Quire converts on worker ' +
-      'threads, so it is one process; the peer is a minimal node:http server (bench/peers/pandoc-http.ts) that pipes ' +
-      'each upload into its own `pandoc -t gfm` process, whose memory counts in the "server + child processes" row. ' +
-      'CPU includes the children the server reaped.',
+      'in the bench process on the same machine. RSS is sampled from /proc every 100 ms. Quire converts in a pool of ' +
+      'worker processes; the peer is a minimal node:http server (bench/peers/pandoc-http.ts) that pipes each upload ' +
+      'into its own `pandoc -t gfm` process. For both, the "server + child processes" rows count those processes, ' +
+      'and CPU is that of the server and all its child processes.',
     '',
     table(['', quire.label, peer.label, 'Quire / peer'], rows),
     '',
