@@ -42,21 +42,6 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-interface AuditRow {
-  at: string;
-  team: string;
-  key_id: string;
-  request_id: string;
-  action: 'parse';
-  status: number;
-  username: string | null;
-  filename: string | null;
-  format: string | null;
-  bytes: number | null;
-  duration_ms: number;
-  zero_data_retention: number;
-}
-
 export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
 
@@ -149,26 +134,6 @@ export class SqliteStore implements Store {
         e.durationMs,
         e.zeroDataRetention ? 1 : 0,
       );
-  }
-
-  async listAudit(team: string, limit: number): Promise<AuditEvent[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM audit_events WHERE team = ? ORDER BY seq DESC LIMIT ?')
-      .all(team, limit) as unknown as AuditRow[];
-    return rows.map((r) => ({
-      at: r.at,
-      team: r.team,
-      keyId: r.key_id,
-      requestId: r.request_id,
-      action: r.action,
-      status: r.status,
-      username: r.username,
-      filename: r.filename,
-      format: r.format,
-      bytes: r.bytes,
-      durationMs: r.duration_ms,
-      zeroDataRetention: r.zero_data_retention === 1,
-    }));
   }
 
   async close(): Promise<void> {

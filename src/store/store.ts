@@ -42,6 +42,5 @@ export interface Store {
   revokeApiKey(idOrPrefix: string): Promise<number>;
   countActiveApiKeys(): Promise<number>;
   recordAudit(event: AuditEvent): Promise<void>;
-  listAudit(team: string, limit: number): Promise<AuditEvent[]>;
   close(): Promise<void>;
 }
