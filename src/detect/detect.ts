@@ -23,7 +23,7 @@ export interface Detection {
 }
 
 /** Extension first, then the part's Content-Type, as upstream does (behaviour doc §1). */
-export function claimedFormat(filename: string, contentType: string | undefined): FormatInfo | undefined {
+function claimedFormat(filename: string, contentType: string | undefined): FormatInfo | undefined {
   return formatByExtension(filename) ?? formatByMimeType(contentType);
 }
 

@@ -19,7 +19,6 @@ const jsonFormat = z.strictObject({
 });
 
 export const formatTypes = ['markdown', 'summary', 'html', 'rawHtml', 'links', 'images', 'json'] as const;
-export type FormatType = (typeof formatTypes)[number];
 
 /** Format types that only make sense for a live page; parse refuses them by name. */
 export const scrapeOnlyFormats = [
@@ -189,6 +188,4 @@ export const parseOptionsSchema = z
   })
   .describe('Parse options');
 
-export type ParseOptionsInput = z.input<typeof parseOptionsSchema>;
 export type ParseOptions = z.output<typeof parseOptionsSchema>;
-export type FormatRequest = ParseOptions['formats'][number];

@@ -68,7 +68,7 @@ const AMPERSAND: Unsafe = {
   ],
 };
 
-export function relaxAmpersand(state: State): void {
+function relaxAmpersand(state: State): void {
   state.unsafe = state.unsafe.map((u) => (u.character === '&' && u.after === '[#A-Za-z]' ? AMPERSAND : u));
 }
 
@@ -91,7 +91,7 @@ const image: Handle = (node: Image, parent, state: State, info: Info) => {
   return `![${alt}](<Base64-Image-Removed>)`;
 };
 
-export const toMarkdownOptions: Options = {
+const toMarkdownOptions: Options = {
   bullet: '-',
   emphasis: '*',
   strong: '*',
@@ -126,7 +126,7 @@ function tidy(markdown: string): string {
   return out.join('\n').replace(/^\n+|\n+$/g, '');
 }
 
-export function mdastToMarkdown(tree: MdastRoot): string {
+function mdastToMarkdown(tree: MdastRoot): string {
   tidyMdast(tree);
   return tidy(toMarkdown(tree, toMarkdownOptions));
 }

@@ -2,7 +2,7 @@ import type { Element, Root, RootContent } from 'hast';
 import { hasContent, withoutNodes } from './walk.ts';
 
 /** Upstream's `onlyMainContent` selectors (firecrawl-behaviour.md §6), verbatim. */
-export const NON_MAIN_SELECTORS = [
+const NON_MAIN_SELECTORS = [
   'header',
   'footer',
   'nav',

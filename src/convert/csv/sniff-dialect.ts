@@ -22,7 +22,7 @@ const LF = 10;
 const CR = 13;
 
 /** Field counts of the first records of `text` when split on `delimiter`. */
-export function fieldCounts(text: string, delimiter: Delimiter, maxRecords = SAMPLE_RECORDS): number[] {
+function fieldCounts(text: string, delimiter: Delimiter, maxRecords = SAMPLE_RECORDS): number[] {
   const d = delimiter.charCodeAt(0);
   const end = Math.min(text.length, SAMPLE_CHARS);
   const counts: number[] = [];

@@ -20,7 +20,7 @@ function charsetParam(contentType: string | undefined): string | undefined {
  * `<meta http-equiv="content-type" content="...; charset=...">`), as the HTML standard's
  * prescan does. A UTF-16 declaration in ASCII-compatible bytes means UTF-8.
  */
-export function prescanCharset(bytes: Uint8Array): string | undefined {
+function prescanCharset(bytes: Uint8Array): string | undefined {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
   const withoutComments = head.replace(/<!--[\s\S]*?(?:-->|$)/g, '');
   for (const tag of withoutComments.matchAll(/<meta[\s/][^>]*>?/gi)) {

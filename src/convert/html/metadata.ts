@@ -71,7 +71,7 @@ const camelTail = (s: string) =>
  * `dcTermsSubject`, `article:published_time` → `publishedTime`; other names (`description`,
  * `twitter:card`, `viewport`, itemprops) are kept as they are.
  */
-export function metadataKey(name: string): string {
+function metadataKey(name: string): string {
   const lower = name.toLowerCase();
   if (lower.startsWith('og:')) return `og${camelTail(lower.slice(3))}`;
   if (lower.startsWith('dcterms.')) return `dcTerms${camelTail(lower.slice(8))}`;

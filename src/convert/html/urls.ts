@@ -5,7 +5,7 @@ const KEEP_AS_IS = /^\s*(?:#|mailto:|tel:|sms:|data:)/i;
 const SCRIPT_URL = /^\s*(?:javascript|vbscript):/i;
 
 /** Resolves `href` against `base`; an unparsable reference is returned unchanged. */
-export function absoluteUrl(href: string, base: string): string {
+function absoluteUrl(href: string, base: string): string {
   if (KEEP_AS_IS.test(href)) return href.trim();
   try {
     return new URL(href.trim(), base).href;
@@ -28,7 +28,7 @@ function decodeBase64Url(value: string): string | undefined {
  * Google `/url?q=`, DuckDuckGo `/l/?uddg=`), or the link itself. A result page's links then
  * name the pages they lead to instead of the tracker.
  */
-export function unwrapRedirect(url: string): string {
+function unwrapRedirect(url: string): string {
   if (!/^https?:\/\/(?:[a-z0-9-]+\.)*(?:bing\.com|google\.[a-z.]+|duckduckgo\.com)\//i.test(url)) return url;
   let parsed: URL;
   try {
@@ -59,7 +59,7 @@ interface Candidate {
 }
 
 /** Parses a `srcset` (URL, then optional descriptor, comma separated). */
-export function parseSrcset(srcset: string): Candidate[] {
+function parseSrcset(srcset: string): Candidate[] {
   const out: Candidate[] = [];
   let i = 0;
   const n = srcset.length;
