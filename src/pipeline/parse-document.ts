@@ -64,7 +64,15 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   const wanted = new Set(job.options.formats.map((f) => f.type));
   const { removeBase64Images } = job.options;
 
+  // Outputs first and metadata last, the order the hosted service answers in.
+  const outputs: Omit<ParseData, 'metadata'> = {};
+  if (wanted.has('markdown')) outputs.markdown = renderMarkdown(tree, { removeBase64Images });
+  if (wanted.has('html')) outputs.html = renderHtml(tree);
+  if (wanted.has('rawHtml')) outputs.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
+  if (wanted.has('links')) outputs.links = collectLinks(tree);
+  if (wanted.has('images')) outputs.images = collectImages(tree, { removeBase64Images });
   const data: ParseData = {
+    ...outputs,
     metadata: {
       ...doc.metadata,
       sourceURL: job.filename,
@@ -73,11 +81,6 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
       contentType: doc.contentType,
     },
   };
-  if (wanted.has('markdown')) data.markdown = renderMarkdown(tree, { removeBase64Images });
-  if (wanted.has('html')) data.html = renderHtml(tree);
-  if (wanted.has('rawHtml')) data.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
-  if (wanted.has('links')) data.links = collectLinks(tree);
-  if (wanted.has('images')) data.images = collectImages(tree, { removeBase64Images });
   const warnings = [...job.warnings, ...doc.warnings];
   if (warnings.length > 0) data.warning = warnings.join(' ');
   return data;
