@@ -26,6 +26,24 @@ export const limits = {
   csvColumns: 4096,
   /** A single CSV field; a 50 MB quoted field is junk, not data. */
   csvFieldBytes: 8 * MiB,
+  /**
+   * Entries in one ZIP package (DOCX, ODT, EPUB, ...). Office files have tens to a few
+   * thousand; a package with more is built to exhaust memory through per-entry overhead.
+   */
+  zipEntries: 20_000,
+  /**
+   * Bytes inflated from one package, all entries together. A 50 MB upload of text-heavy XML
+   * inflates 5-10x; 512 MiB keeps real documents while a zip bomb (1000x and more) stops
+   * early, before the worker's heap limit does it less politely.
+   */
+  zipInflatedBytes: 512 * MiB,
+  /** Element nesting in one XML part; real office XML stays under 100, the tree walkers recurse. */
+  xmlDepth: 256,
+  /**
+   * Elements and text nodes kept from one document's XML parts together. The biggest real
+   * documents (a 2.6 MB document.xml) have about half a million; each costs ~200 bytes.
+   */
+  xmlNodes: 8_000_000,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

@@ -7,6 +7,18 @@ import type { Root } from 'hast';
  * tables (`th`, `colspan`, `rowspan`), links, images, code, quotes. Transforms and
  * renderers work on this tree alone, so a fix there fixes every format at once.
  *
+ * Conventions beyond plain HTML, shared by every converter and renderer:
+ * - footnotes and endnotes (the GitHub / remark-rehype shape): the reference is
+ *   `<sup><a href="#fn-L" id="fnref-L" data-footnote-ref>L</a></sup>` and the notes sit in one
+ *   `<section data-footnotes><ol><li id="fn-L">blocks</li></ol></section>` at the end, where
+ *   L is the note's label; Markdown renders them as `[^L]` and `[^L]: text`;
+ * - equations as LaTeX: inline `<code class="language-math math-inline">`, display
+ *   `<pre><code class="language-math math-display">`; Markdown renders `$x$` and `$$x$$`;
+ * - embedded images as `<img src="data:mime;base64,..." alt="...">`, so their bytes reach the
+ *   `images` format while Markdown shows the alt-text placeholder;
+ * - task items as `<li><input type="checkbox" checked>`, numbering as `<ol start="N">`;
+ * - a table inside a table cell stays a table (Markdown falls back to HTML for the outer one).
+ *
  * Large tabular data (CSV now, spreadsheets later) is carried by a `dataTable` node whose
  * rows are produced on demand, so a 50 MB table never exists as millions of tree nodes.
  */
