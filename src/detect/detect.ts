@@ -64,6 +64,13 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
       return decide(sameFamily ? claimed.id : sniffed.format);
     }
     case 'container':
+      if (sniffed.container === 'ole' && holdsEncryptedPackage(upload.bytes)) {
+        throw new ApiError(
+          400,
+          'ENCRYPTED_DOCUMENT',
+          'The document is password-protected (an encrypted Office package); remove the password and upload it again.',
+        );
+      }
       if (claimed?.container === sniffed.container) return decide(claimed.id);
       throw unsupported(
         `The upload is a ${sniffed.container === 'zip' ? 'ZIP archive' : 'OLE compound file'} that is none of the supported formats.`,
@@ -94,4 +101,11 @@ const families: readonly (readonly FormatId[])[] = [
 ];
 function isSibling(a: FormatId, b: FormatId): boolean {
   return a === b || families.some((f) => f.includes(a) && f.includes(b));
+}
+
+/** `EncryptedPackage` as a UTF-16LE directory-entry name: how Office stores a password-protected DOCX, XLSX or PPTX. */
+const ENCRYPTED_PACKAGE = new Uint8Array([...'EncryptedPackage'].flatMap((ch) => [ch.charCodeAt(0), 0]));
+
+function holdsEncryptedPackage(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(ENCRYPTED_PACKAGE) !== -1;
 }

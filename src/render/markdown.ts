@@ -12,6 +12,8 @@ import { hastToMdast, REMOVED_IMAGE_URL } from './to-mdast.ts';
 export interface MarkdownOptions {
   /** Inline (data:) images become `![alt](<Base64-Image-Removed>)`. */
   removeBase64Images: boolean;
+  /** Tables holding tables: unwrapped as page layout, or kept as HTML (documents). */
+  nestedTables: 'unwrap' | 'html';
 }
 
 /**
@@ -138,7 +140,7 @@ export function renderMarkdown(tree: Root, opts: MarkdownOptions): string {
     const markdown =
       segment.kind === 'dataTable'
         ? dataTableToMarkdown(segment.table)
-        : mdastToMarkdown(hastToMdast(segment.root, { removeBase64Images: opts.removeBase64Images }));
+        : mdastToMarkdown(hastToMdast(segment.root, opts));
     if (/\S/.test(markdown)) parts.push(markdown);
   }
   return parts.join('\n\n');

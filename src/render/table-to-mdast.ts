@@ -1,5 +1,6 @@
 import type { Element, ElementContent } from 'hast';
-import type { State } from 'hast-util-to-mdast';
+import { toHtml } from 'hast-util-to-html';
+import type { Handle, State } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
 import type { Nodes, PhrasingContent, RootContent, Table, TableCell, TableRow } from 'mdast';
 
@@ -138,13 +139,25 @@ function flowOf(state: State, table: Element, rows: Rows): RootContent[] {
   return state.toFlow(nodes);
 }
 
+export interface TableOptions {
+  /**
+   * What a table holding tables becomes. On web pages such tables are layout, unwrapped into
+   * their content; in documents they are data, kept whole as HTML (GFM has no nested tables).
+   */
+  nested: 'unwrap' | 'html';
+  removeBase64Images: boolean;
+}
+
 /**
  * `table` → GFM table. Spans are repeated into the cells they cover, a table without a header
  * row gets its first row as header, block content in cells is kept on one line, and a caption
- * becomes a paragraph before the table. Layout tables (one cell, or tables holding tables) are
- * unwrapped into their content.
+ * becomes a paragraph before the table. One-cell tables are unwrapped into their content.
  */
-export function table(state: State, node: Element): RootContent | RootContent[] | undefined {
+export function createTableHandler(options: TableOptions): Handle {
+  return (state, node) => table(state, node, options);
+}
+
+function table(state: State, node: Element, options: TableOptions): RootContent | RootContent[] | undefined {
   if (state.inTable) {
     const text = toText(node).replace(/\s+/g, ' ').trim();
     return text ? { type: 'text', value: text } : undefined;
@@ -152,7 +165,9 @@ export function table(state: State, node: Element): RootContent | RootContent[] 
   const rows = tableRows(node);
   const cellRows = rows.rows.map(cellsOf);
   const cellCount = cellRows.reduce((n, cells) => n + cells.length, 0);
-  if (cellCount <= 1 || hasNestedTable(node)) return flowOf(state, node, rows);
+  if (cellCount <= 1) return flowOf(state, node, rows);
+  if (hasNestedTable(node))
+    return options.nested === 'html' ? tableAsHtml(node, options) : flowOf(state, node, rows);
 
   state.inTable = true;
   const contents = cellRows.map((cells) => cells.map((cell) => flattenCell(state.all(cell))));
@@ -221,4 +236,11 @@ function alignments(cells: Element[], width: number): Table['align'] {
 /** Mdast nodes are serialized, never mutated, but each cell gets its own copy all the same. */
 function clone(content: PhrasingContent[]): PhrasingContent[] {
   return structuredClone(content);
+}
+
+/** The whole table as one HTML block; inline images lose their bytes like everywhere else. */
+function tableAsHtml(node: Element, options: TableOptions): RootContent {
+  let html = toHtml(node);
+  if (options.removeBase64Images) html = html.replace(/src="data:[^"]*"/gi, 'src="<Base64-Image-Removed>"');
+  return { type: 'html', value: html };
 }

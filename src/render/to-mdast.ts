@@ -1,14 +1,24 @@
 import type { Element, Root } from 'hast';
-import type { Handle } from 'hast-util-to-mdast';
+import type { Handle, State } from 'hast-util-to-mdast';
 import { defaultHandlers, toMdast } from 'hast-util-to-mdast';
-import type { List, ListItem, Root as MdastRoot, Nodes, PhrasingContent, RootContent } from 'mdast';
-import { table } from './table-to-mdast.ts';
+import { toText } from 'hast-util-to-text';
+import type {
+  FootnoteDefinition,
+  List,
+  ListItem,
+  Root as MdastRoot,
+  Nodes,
+  PhrasingContent,
+  RootContent,
+} from 'mdast';
+import { createTableHandler, type TableOptions } from './table-to-mdast.ts';
 
 /** Image URL standing for a removed inline (data:) image; the serializer prints the placeholder. */
 export const REMOVED_IMAGE_URL = 'quire:base64-image-removed';
 
 export interface ToMdastOptions {
   removeBase64Images: boolean;
+  nestedTables: TableOptions['nested'];
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : '');
@@ -75,6 +85,8 @@ function languageOf(el: Element): string | undefined {
 
 /** `pre` → fenced code, with the language of `class="language-x"` (or `lang-x`) on pre or code. */
 const pre: Handle = (state, node) => {
+  const math = node.children.find((c): c is Element => c.type === 'element' && hasClass(c, 'math-display'));
+  if (math) return mathNode(state, toText(math), true);
   const result = defaultHandlers.pre!(state, node) as Nodes;
   if (result.type === 'code' && !result.lang) {
     let lang = languageOf(node);
@@ -91,6 +103,7 @@ const pre: Handle = (state, node) => {
 
 /** A link without a target (or a script URL, already dropped) is its text; an empty link goes. */
 const a: Handle = (state, node) => {
+  if (node.properties.dataFootnoteRef !== undefined) return footnoteReference(node);
   const href = str(node.properties.href).trim();
   const children = state.all(node);
   if (!href) return children;
@@ -105,6 +118,60 @@ const a: Handle = (state, node) => {
   state.patch(node, result);
   return result;
 };
+
+/** A note's label: the reference's text, else its target without the `#fn-` prefix. */
+function noteLabel(text: string, href: string): string {
+  const label = text.replace(/\s+/g, ' ').trim() || href.replace(/^#?(?:fn-)?/, '');
+  return label.replace(/[[\]]/g, '');
+}
+
+const footnoteReference = (node: Element): RootContent | undefined => {
+  const label = noteLabel(toText(node), str(node.properties.href));
+  return label ? { type: 'footnoteReference', identifier: label.toLowerCase(), label } : undefined;
+};
+
+/** `section[data-footnotes]` → one footnote definition per `li` of its list. */
+const section: Handle = (state, node) => {
+  if (node.properties.dataFootnotes === undefined) return state.all(node);
+  const out: RootContent[] = [];
+  for (const list of node.children) {
+    if (list.type !== 'element' || (list.tagName !== 'ol' && list.tagName !== 'ul')) continue;
+    let n = 1;
+    for (const item of list.children) {
+      if (item.type !== 'element' || item.tagName !== 'li') continue;
+      const label = noteLabel('', str(item.properties.id)) || String(n);
+      n++;
+      out.push({
+        type: 'footnoteDefinition',
+        identifier: label.toLowerCase(),
+        label,
+        children: state.toFlow(state.all(item)) as FootnoteDefinition['children'],
+      });
+    }
+  }
+  return out;
+};
+
+function hasClass(el: Element, name: string): boolean {
+  const classes = el.properties.className;
+  return Array.isArray(classes) && classes.includes(name);
+}
+
+/**
+ * LaTeX goes out verbatim between dollars (Markdown escaping would corrupt it). In a table
+ * cell display math becomes inline and `|` is escaped, as the GFM table syntax needs.
+ */
+function mathNode(state: State, tex: string, display: boolean): RootContent | undefined {
+  const value = tex.trim();
+  if (!value) return undefined;
+  if (state.inTable) return { type: 'html', value: `$${value.replace(/\|/g, '\\|')}$` };
+  return display
+    ? { type: 'html', value: `$$${value}$$` }
+    : { type: 'html', value: `$${value}$`, data: { hName: 'code' } };
+}
+
+const code: Handle = (state, node) =>
+  hasClass(node, 'math-inline') ? mathNode(state, toText(node), false) : defaultHandlers.code!(state, node);
 
 /** Zero-width characters (docs sites put one in their heading anchors) show nothing. */
 const INVISIBLE = /^[\s\u200b-\u200d\u2060\ufeff]*$/;
@@ -163,6 +230,7 @@ export function hastToMdast(tree: Root, options: ToMdastOptions): MdastRoot {
   const result = toMdast(tree, {
     handlers: {
       a,
+      code,
       dl,
       img: createImageHandler(options),
       image: createImageHandler(options),
@@ -171,9 +239,13 @@ export function hastToMdast(tree: Root, options: ToMdastOptions): MdastRoot {
       math,
       ol: list,
       pre,
+      section,
       sub: script,
       sup: script,
-      table,
+      table: createTableHandler({
+        nested: options.nestedTables,
+        removeBase64Images: options.removeBase64Images,
+      }),
       ul: list,
     },
   });
