@@ -1,3 +1,4 @@
+import { TextDecoder } from 'node:util';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
@@ -98,10 +99,28 @@ function qualify(uri: string, prefix: string, local: string): string {
 }
 
 /** UTF-8 unless a BOM says UTF-16, which the XML specification also allows. */
-export function decodeXml(bytes: Uint8Array): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
-  return new TextDecoder('utf-8').decode(bytes);
+function xmlDecoder(bytes: Uint8Array): TextDecoder {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be');
+  return new TextDecoder('utf-8');
+}
+
+/**
+ * Bytes are decoded and fed to the parser a slice at a time: a 300 MB part never becomes one
+ * string (V8 caps strings near 512 MiB, and the copy would double the peak).
+ */
+const FEED_BYTES = 4 * 1024 * 1024;
+
+function* chunksOf(source: string | Uint8Array): Generator<string> {
+  if (typeof source === 'string') {
+    yield source;
+    return;
+  }
+  const decoder = xmlDecoder(source);
+  for (let at = 0; at < source.length; at += FEED_BYTES) {
+    const end = Math.min(source.length, at + FEED_BYTES);
+    yield decoder.decode(source.subarray(at, end), { stream: end < source.length });
+  }
 }
 
 /**
@@ -117,7 +136,6 @@ export function parseXml(
   budget: XmlBudget,
   opts: { part: string; lenient?: boolean },
 ): XmlDocument {
-  const text = typeof source === 'string' ? source : decodeXml(source);
   const parser = new SaxesParser({
     xmlns: true,
     position: false,
@@ -176,7 +194,8 @@ export function parseXml(
 
   let damage: string | undefined;
   try {
-    parser.write(text).close();
+    for (const chunk of chunksOf(source)) parser.write(chunk);
+    parser.close();
   } catch (err) {
     if (err instanceof ConversionError) throw err;
     const why = err instanceof Error ? err.message.replace(/^undefined:/, '').trim() : String(err);

@@ -1,0 +1,85 @@
+import { crc32, deflateRawSync } from 'node:zlib';
+
+/** One entry of a ZIP written by `zip`: deflated unless `store`. */
+export interface ZipEntry {
+  name: string;
+  data: string | Uint8Array;
+  store?: boolean;
+}
+
+/**
+ * A minimal ZIP writer for building hostile and synthetic office packages in tests (a zip
+ * bomb, an entity-expansion document.xml, a deep document) without fixtures on disk.
+ */
+export function zip(entries: readonly ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const data = typeof entry.data === 'string' ? Buffer.from(entry.data) : Buffer.from(entry.data);
+    const body = entry.store ? data : deflateRawSync(data, { level: 9 });
+    const name = Buffer.from(entry.name);
+    const method = entry.store ? 0 : 8;
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(Math.min(data.length, 0xffffffff), 22);
+    local.writeUInt16LE(name.length, 26);
+    locals.push(local, name, body);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(Math.min(data.length, 0xffffffff), 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, name);
+    offset += 30 + name.length + body.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+
+/** A DOCX package around a given `word/document.xml`. */
+export function docx(documentXml: string): Buffer {
+  return zip([
+    {
+      name: '[Content_Types].xml',
+      data:
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    },
+    {
+      name: '_rels/.rels',
+      data:
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    },
+    { name: 'word/document.xml', data: documentXml },
+  ]);
+}
+
+/** A document.xml whose body is the given paragraphs' XML. */
+export function documentXml(body: string, prolog = ''): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${prolog}<w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>`;
+}
+
+export function paragraph(text: string): string {
+  return `<w:p><w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
+}

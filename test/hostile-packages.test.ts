@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import CFB from 'cfb';
+import { corpusFile, parse, useServer } from './helpers/server.ts';
+import { documentXml, docx, paragraph, zip } from './helpers/zip.ts';
+
+const MiB = 1024 * 1024;
+
+/** A DOCX whose single document.xml inflates to 600 MiB of spaces from ~600 KB. */
+function zipBomb(): Buffer {
+  return docx(documentXml(' '.repeat(600 * MiB)));
+}
+
+describe('hostile office packages', () => {
+  const server = useServer({ QUIRE_WORKERS: '2' });
+
+  async function expectStillServing(): Promise<void> {
+    const next = await parse(server(), { file: corpusFile('docx/mammoth-simple-list.docx') });
+    assert.equal(next.status, 200);
+    assert.ok(next.body.data.markdown.length > 0);
+  }
+
+  it('refuses a zip bomb with RESOURCE_LIMIT and keeps serving', async () => {
+    const started = Date.now();
+    const { status, body } = await parse(server(), { file: { bytes: zipBomb(), filename: 'bomb.docx' } });
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.code, 'RESOURCE_LIMIT');
+    assert.match(body.error, /inflates to more than 512 MiB/);
+    assert.ok(Date.now() - started < 15_000);
+    await expectStillServing();
+  });
+
+  it('refuses entity expansion (billion laughs) without expanding anything', async () => {
+    const laughs =
+      '<!DOCTYPE w:document [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
+      '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>';
+    const file = docx(documentXml(paragraph('&lol3;'), laughs));
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'laughs.docx' } });
+    assert.equal(status, 400);
+    assert.equal(body.code, 'UNPARSABLE_DOCUMENT');
+    assert.match(body.error, /declares XML entities/);
+  });
+
+  it('never resolves an external entity', async () => {
+    const xxe = '<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>';
+    const file = docx(documentXml(paragraph('secret: &xxe;'), xxe));
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'xxe.docx' } });
+    assert.equal(status, 400);
+    assert.doesNotMatch(JSON.stringify(body), /root:/);
+  });
+
+  it('refuses absurd nesting with RESOURCE_LIMIT', async () => {
+    const depth = 50_000;
+    const body = `${'<w:sdt><w:sdtContent>'.repeat(depth)}${paragraph('deep')}${'</w:sdtContent></w:sdt>'.repeat(depth)}`;
+    const file = docx(documentXml(body));
+    const res = await parse(server(), { file: { bytes: file, filename: 'deep.docx' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'RESOURCE_LIMIT');
+    assert.match(res.body.error, /nests elements deeper than 256/);
+  });
+
+  it('refuses a package with tens of thousands of entries', async () => {
+    const entries = Array.from({ length: 25_000 }, (_, i) => ({
+      name: `junk/${i}.xml`,
+      data: '',
+      store: true,
+    }));
+    const file = zip(entries);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'many.docx' } });
+    assert.equal(status, 400);
+    assert.equal(body.code, 'RESOURCE_LIMIT');
+    assert.match(body.error, /25000 entries/);
+  });
+
+  it('gives a clear 4xx for a corrupt package', async () => {
+    const file = Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(4096, 0x41)]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'corrupt.docx' } });
+    assert.equal(status, 400);
+    assert.match(body.error, /not a readable ZIP package|not a supported|not a DOCX/i);
+  });
+
+  it('gives a clear 4xx for a truncated document, never a hang', async () => {
+    const { bytes } = corpusFile('docx/docling-unit_test_headers.docx');
+    const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+    const { status, body } = await parse(server(), { file: { bytes: half, filename: 'half.docx' } });
+    assert.equal(status, 400);
+    assert.match(body.error, /truncated/);
+    await expectStillServing();
+  });
+
+  it('says ENCRYPTED_DOCUMENT for a password-protected Office package', async () => {
+    const ole = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(ole, 'EncryptionInfo', Buffer.alloc(256, 1));
+    CFB.utils.cfb_add(ole, 'EncryptedPackage', Buffer.alloc(4096, 2));
+    const bytes = CFB.write(ole, { type: 'buffer' }) as Buffer;
+    for (const filename of ['secret.docx', 'secret.xlsx', 'secret.doc']) {
+      const { status, body } = await parse(server(), { file: { bytes, filename } });
+      assert.equal(status, 400, filename);
+      assert.equal(body.code, 'ENCRYPTED_DOCUMENT', filename);
+      assert.match(body.error, /password-protected/);
+    }
+  });
+});
