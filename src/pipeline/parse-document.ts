@@ -74,7 +74,7 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   if (wanted.has('html')) outputs.html = renderHtml(tree);
   if (wanted.has('rawHtml')) outputs.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
   if (wanted.has('links')) outputs.links = collectLinks(tree);
-  if (wanted.has('images')) outputs.images = collectImages(tree, { removeBase64Images });
+  if (wanted.has('images')) outputs.images = collectImages(tree);
   const data: ParseData = {
     ...outputs,
     metadata: {
