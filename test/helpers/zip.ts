@@ -56,7 +56,7 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
 /** A DOCX package around a given `word/document.xml`. */
-export function docx(documentXml: string): Buffer {
+export function docx(documentXml: string | Uint8Array): Buffer {
   return zip([
     {
       name: '[Content_Types].xml',

@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 
@@ -72,8 +72,6 @@ const CANONICAL: Record<string, string> = {
   'http://www.w3.org/1998/Math/MathML': 'math',
 };
 
-const UNBOUND = 'urn:quire:unbound:';
-
 /**
  * One budget of nodes shared by all parts of a document, so a package cannot multiply the
  * per-part limit by its number of parts.
@@ -91,12 +89,66 @@ export class XmlBudget {
   }
 }
 
-function qualify(uri: string, prefix: string, local: string): string {
-  const canonical = CANONICAL[uri];
-  if (canonical !== undefined) return `${canonical}:${local}`;
-  if (uri.startsWith(UNBOUND)) return `${uri.slice(UNBOUND.length)}:${local}`;
-  return prefix ? `${prefix}:${local}` : local;
+/**
+ * Namespace declarations in scope, and the canonical spelling of every raw name seen under
+ * them. Namespaces are resolved here rather than by saxes (its `xmlns` mode costs ~2x in
+ * parse time): office files declare their namespaces once on the root, so nearly every name
+ * is one cache hit, and the resulting strings are shared by all elements that use them.
+ */
+class Scope {
+  private readonly elementNames = new Map<string, string>();
+  private readonly attributeNames = new Map<string, string>();
+  private readonly uris: ReadonlyMap<string, string>;
+  constructor(uris: ReadonlyMap<string, string>) {
+    this.uris = uris;
+  }
+
+  /** A child scope when the element declares namespaces, else this one. */
+  enter(attributes: Record<string, string>): Scope {
+    let uris: Map<string, string> | undefined;
+    for (const key in attributes) {
+      if (key !== 'xmlns' && !key.startsWith('xmlns:')) continue;
+      uris ??= new Map(this.uris);
+      uris.set(key === 'xmlns' ? '' : key.slice(6), attributes[key]!);
+    }
+    return uris ? new Scope(uris) : this;
+  }
+
+  element(raw: string): string {
+    let name = this.elementNames.get(raw);
+    if (name === undefined) {
+      name = this.spell(raw, true);
+      this.elementNames.set(raw, name);
+    }
+    return name;
+  }
+
+  attribute(raw: string): string {
+    let name = this.attributeNames.get(raw);
+    if (name === undefined) {
+      name = this.spell(raw, false);
+      this.attributeNames.set(raw, name);
+    }
+    return name;
+  }
+
+  /** Unprefixed attributes are in no namespace; an unbound prefix keeps its own spelling. */
+  private spell(raw: string, isElement: boolean): string {
+    const colon = raw.indexOf(':');
+    const prefix = colon < 0 ? '' : raw.slice(0, colon);
+    const local = colon < 0 ? raw : raw.slice(colon + 1);
+    if (prefix === '' && !isElement) return local;
+    if (prefix === 'xml') return raw;
+    const uri = this.uris.get(prefix);
+    const canonical = uri === undefined ? undefined : CANONICAL[uri];
+    if (canonical !== undefined) return `${canonical}:${local}`;
+    return raw;
+  }
 }
+
+/** Shared by every element without attributes or children; frozen so that no walker can write into them. */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_CHILDREN: XmlNode[] = Object.freeze([]) as unknown as XmlNode[];
 
 /** UTF-8 unless a BOM says UTF-16, which the XML specification also allows. */
 function xmlDecoder(bytes: Uint8Array): TextDecoder {
@@ -136,14 +188,31 @@ export function parseXml(
   budget: XmlBudget,
   opts: { part: string; lenient?: boolean },
 ): XmlDocument {
-  const parser = new SaxesParser({
-    xmlns: true,
-    position: false,
-    resolvePrefix: (prefix: string) => `${UNBOUND}${prefix}`,
-  });
+  const parser = new SaxesParser({ position: false, xmlns: false });
   const root: XmlElement = { name: '#document', attrs: {}, children: [] };
-  const stack: XmlElement[] = [root];
+  const scopes: Scope[] = [new Scope(new Map())];
+  // Open elements, and the children collected so far for all of them in one array: each
+  // element gets an exactly sized array when it closes (a growing array would keep up to
+  // 17 slots per element, most of a big tree's memory).
+  const open: XmlElement[] = [root];
+  const starts: number[] = [0];
+  const collected: XmlNode[] = [];
   let pending = 0;
+  const count = (): void => {
+    if (++pending === 4096) {
+      budget.take(pending);
+      pending = 0;
+    }
+  };
+  const close = (): void => {
+    scopes.pop();
+    const el = open.pop()!;
+    const start = starts.pop()!;
+    if (collected.length > start) {
+      el.children = collected.slice(start);
+      collected.length = start;
+    }
+  };
 
   parser.on('doctype', (doctype) => {
     if (/<!ENTITY/i.test(doctype)) {
@@ -153,40 +222,36 @@ export function parseXml(
       );
     }
   });
-  parser.on('opentag', (tag: SaxesTagNS) => {
-    if (stack.length > limits.xmlDepth) {
+  parser.on('opentag', (tag: SaxesTagPlain) => {
+    const attributes = tag.attributes as Record<string, string>;
+    if (open.length > limits.xmlDepth) {
       throw new ConversionError(
         'RESOURCE_LIMIT',
         `${opts.part} nests elements deeper than ${limits.xmlDepth} levels.`,
       );
     }
-    const attrs: Record<string, string> = {};
-    for (const attr of Object.values(tag.attributes)) {
-      if (attr.prefix === 'xmlns' || attr.name === 'xmlns') continue;
-      attrs[attr.uri ? qualify(attr.uri, attr.prefix, attr.local) : attr.local] = attr.value;
+    const scope = scopes[scopes.length - 1]!.enter(attributes);
+    scopes.push(scope);
+    let attrs = NO_ATTRIBUTES;
+    for (const key in attributes) {
+      if (key === 'xmlns' || key.startsWith('xmlns:')) continue;
+      if (attrs === NO_ATTRIBUTES) attrs = {};
+      attrs[scope.attribute(key)] = attributes[key]!;
     }
-    const el: XmlElement = { name: qualify(tag.uri, tag.prefix, tag.local), attrs, children: [] };
-    stack[stack.length - 1]!.children.push(el);
-    stack.push(el);
-    if (++pending === 4096) {
-      budget.take(pending);
-      pending = 0;
-    }
+    const el: XmlElement = { name: scope.element(tag.name), attrs, children: NO_CHILDREN };
+    collected.push(el);
+    open.push(el);
+    starts.push(collected.length);
+    count();
   });
-  parser.on('closetag', () => {
-    stack.pop();
-  });
+  parser.on('closetag', close);
   const addText = (value: string): void => {
-    const parent = stack[stack.length - 1]!;
-    if (parent === root) return;
-    const last = parent.children[parent.children.length - 1];
-    if (typeof last === 'string') parent.children[parent.children.length - 1] = last + value;
+    if (open.length === 1) return;
+    const last = collected.length > starts[starts.length - 1]! ? collected[collected.length - 1] : undefined;
+    if (typeof last === 'string') collected[collected.length - 1] = last + value;
     else {
-      parent.children.push(value);
-      if (++pending === 4096) {
-        budget.take(pending);
-        pending = 0;
-      }
+      collected.push(value);
+      count();
     }
   };
   parser.on('text', addText);
@@ -199,11 +264,12 @@ export function parseXml(
   } catch (err) {
     if (err instanceof ConversionError) throw err;
     const why = err instanceof Error ? err.message.replace(/^undefined:/, '').trim() : String(err);
-    if (!opts.lenient || root.children.length === 0) {
+    if (!opts.lenient || collected.length === 0) {
       throw new ConversionError('UNPARSABLE_DOCUMENT', `${opts.part} is not well-formed XML (${why}).`);
     }
     damage = `${opts.part} is damaged (${why}); the content before the damage was kept.`;
   }
+  while (open.length > 0) close();
   budget.take(pending);
   const top = root.children.find((c): c is XmlElement => typeof c !== 'string');
   if (!top) throw new ConversionError('UNPARSABLE_DOCUMENT', `${opts.part} has no root element.`);
