@@ -44,6 +44,12 @@ export const limits = {
    * documents (a 2.6 MB document.xml) have about half a million; each costs ~200 bytes.
    */
   xmlNodes: 8_000_000,
+  /**
+   * Paragraphs and table cells kept from one Word 97-2003 (.doc) document. A 50 MB document of
+   * real text has well under a million; each costs about 1 KB as tree nodes downstream, and a
+   * file of nothing but paragraph or cell marks would otherwise claim tens of millions.
+   */
+  docParagraphs: 2_000_000,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

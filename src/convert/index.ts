@@ -1,12 +1,14 @@
 import type { FormatId } from '../detect/formats.ts';
 import type { Converter } from './converter.ts';
 import { convertCsv } from './csv/convert-csv.ts';
+import { convertDoc } from './doc/convert-doc.ts';
 import { convertHtml } from './html/convert-html.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
 export const converters: Partial<Record<FormatId, Converter>> = {
   html: convertHtml,
   csv: convertCsv,
+  doc: convertDoc,
 };
 
 export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);
