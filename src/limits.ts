@@ -50,6 +50,11 @@ export const limits = {
    * file of nothing but paragraph or cell marks would otherwise claim tens of millions.
    */
   docParagraphs: 2_000_000,
+  /**
+   * One image embedded as a `data:` URI. Real illustrations stay far below; a larger "image"
+   * is a decompression bomb, and its base64 string would approach V8's string-length cap.
+   */
+  embeddedImageBytes: 64 * MiB,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

@@ -2,6 +2,7 @@ import type { FormatId } from '../detect/formats.ts';
 import type { Converter } from './converter.ts';
 import { convertCsv } from './csv/convert-csv.ts';
 import { convertDoc } from './doc/convert-doc.ts';
+import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
@@ -9,6 +10,7 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   html: convertHtml,
   csv: convertCsv,
   doc: convertDoc,
+  epub: convertEpub,
 };
 
 export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);
