@@ -55,6 +55,13 @@ export const limits = {
    * is a decompression bomb, and its base64 string would approach V8's string-length cap.
    */
   embeddedImageBytes: 64 * MiB,
+  /**
+   * Cells one OpenDocument table may gain by expanding repeats (`table:number-columns-repeated`,
+   * `table:number-rows-repeated`): a few bytes can claim billions of cells, so the copies are
+   * what is bounded (real cells already count against xmlNodes). A document's tables repeat a
+   * handful of cells; 100k copies is about 20 MB of tree.
+   */
+  odfRepeatedCells: 100_000,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

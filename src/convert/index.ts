@@ -4,12 +4,14 @@ import { convertCsv } from './csv/convert-csv.ts';
 import { convertDoc } from './doc/convert-doc.ts';
 import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
+import { convertOdt } from './odt/convert-odt.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
 export const converters: Partial<Record<FormatId, Converter>> = {
   html: convertHtml,
   csv: convertCsv,
   doc: convertDoc,
+  odt: convertOdt,
   epub: convertEpub,
 };
 
