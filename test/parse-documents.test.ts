@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { corpusFile, parse, useServer } from './helpers/server.ts';
+
+/** Real documents from the shared corpus, through HTTP, asserting on what they say. */
+describe('word-processing documents', () => {
+  const server = useServer({ QUIRE_WORKERS: '2' });
+
+  async function markdownOf(file: string, options: Record<string, unknown> = {}) {
+    const { status, body } = await parse(server(), { file: corpusFile(file), options });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
+    return body.data;
+  }
+
+  describe('DOC (Word 97-2003)', () => {
+    it('keeps paragraphs and tables in reading order', async () => {
+      const data = await markdownOf('doc/poi-simple-table.doc');
+      assert.equal(data.metadata.contentType, 'application/msword');
+      const md: string = data.markdown;
+      assert.match(
+        md,
+        /\| Cell 1,1 \| Cell 1,2 \| Cell 1,3 \|\n\| - \| - \| - \|\n\| Cell 2,1 \| Cell 2,2 \| Cell 2,3 \|/,
+      );
+      assert.ok(md.indexOf('final paragraph') < md.indexOf('Cell 1,1'));
+      assert.ok(md.indexOf('Cell 2,3') < md.indexOf('This text is below the table.'));
+    });
+
+    it('reads headings from localized built-in styles', async () => {
+      const md: string = (await markdownOf('doc/docling-greek_heading_styles.doc')).markdown;
+      assert.match(md, /^# Überschriften in nicht‑englischer Sprache$/m);
+      assert.match(md, /^## Vorgeschlagene Änderung$/m);
+    });
+
+    it('keeps lists, footnotes and hyperlinks; drops tracked deletions', async () => {
+      const data = await markdownOf('doc/tika-testWORD_various.doc');
+      const md: string = data.markdown;
+      assert.match(md, /^- Bullet 1\n- Bullet 2\n- Bullet 3$/m);
+      assert.match(md, /^1\. Number bullet 1\n2\. Number bullet 2\n3\. Number bullet 3$/m);
+      assert.match(md, /Footnote appears here\[\^1\]/);
+      assert.match(md, /^\[\^1\]: .+/m);
+      assert.match(md, /\[This is a hyperlink\]\(http:\/\/tika\.apache\.org\/\)/);
+      const features: string = (await markdownOf('doc/tika-testWORD_features.doc')).markdown;
+      assert.doesNotMatch(features, /~~ad litora~~/);
+    });
+  });
+
+  describe('ODT', () => {
+    it('keeps nested ordered lists with their numbering', async () => {
+      const data = await markdownOf('odt/pandoc-orderedListRoman.odt');
+      assert.equal(data.metadata.contentType, 'application/vnd.oasis.opendocument.text');
+      const md: string = data.markdown;
+      assert.match(md, /^3\. A third\n {3}1\. New level!\n {6}1\. And another!/m);
+      assert.match(md, /^4[.)] Start new list, but a different starting point\.$/m);
+    });
+
+    it('renders footnotes as GFM footnotes and tables as tables', async () => {
+      const note: string = (await markdownOf('odt/pandoc-footnote.odt')).markdown;
+      assert.equal(note, 'Some text[^1] with a footnote.\n\n[^1]: Footnote text');
+      const table: string = (await markdownOf('odt/pandoc-tableWithContents.odt')).markdown;
+      assert.match(table, /\| A \| B \|\n\| - \| - \|\n\| C \| D \|/);
+    });
+
+    it('reads document properties from meta.xml', async () => {
+      const { metadata } = await markdownOf('odt/tika-testStyles.odt');
+      assert.equal(typeof metadata.created, 'string');
+      assert.ok(!Number.isNaN(Date.parse(metadata.created)));
+    });
+  });
+
+  describe('EPUB', () => {
+    it('reads chapters in spine order with the book metadata', async () => {
+      const data = await markdownOf('epub/pandoc-formatting.epub');
+      assert.equal(data.metadata.contentType, 'application/epub+zip');
+      assert.equal(data.metadata.title, 'EPUBTEST 0101 - Styling Tests');
+      assert.ok(Array.isArray(data.metadata.author) && data.metadata.author.includes('Markus Gylling'));
+      const md: string = data.markdown;
+      assert.match(md, /^# EPUB 3 Styling Test Document: 0101$/m);
+      const order = [
+        '## Status of this Document',
+        '# EPUB Style Sheets',
+        '### The `list-style-type` property',
+      ];
+      const at = order.map((heading) => md.indexOf(`\n${heading}\n`));
+      assert.ok(
+        at.every((i, n) => i > 0 && (n === 0 || i > at[n - 1]!)),
+        JSON.stringify(at),
+      );
+    });
+
+    it('keeps embedded images: placeholder in Markdown, bytes in images', async () => {
+      const data = await markdownOf('epub/markitdown-test.epub', { formats: ['markdown', 'images'] });
+      for (const src of data.images as string[]) assert.match(src, /^data:image\/|^https?:/);
+      assert.doesNotMatch(data.markdown, /data:image/);
+    });
+  });
+});
