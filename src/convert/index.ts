@@ -2,6 +2,7 @@ import type { FormatId } from '../detect/formats.ts';
 import type { Converter } from './converter.ts';
 import { convertCsv } from './csv/convert-csv.ts';
 import { convertDoc } from './doc/convert-doc.ts';
+import { convertDocx } from './docx/convert-docx.ts';
 import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
 import { convertOdt } from './odt/convert-odt.ts';
@@ -11,6 +12,8 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   html: convertHtml,
   csv: convertCsv,
   doc: convertDoc,
+  docx: convertDocx,
+  docm: convertDocx,
   odt: convertOdt,
   epub: convertEpub,
 };
