@@ -41,6 +41,9 @@ function relaxEscapes(value: string, after: string): string {
   if (out.includes('\\_'))
     out = out.replace(/(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])|(?<=[ \t])\\_(?=[ \t])/gu, '_');
   if (out.includes('\\*')) out = out.replace(/(?<=[ \t])\\\*(?=[ \t])/g, '*');
+  // `<` before a name reads as a tag to HTML-aware readers even when escaped; a character
+  // reference keeps the text literal for every reader.
+  if (out.includes('\\<')) out = out.replace(/\\<(?=[A-Za-z/!?])/g, '&lt;');
   if (out.includes('\\[')) {
     out = out.replace(/\\\[([^[\]\\]*)\\?\](.?)/g, (match, inner: string, next: string, offset: number) => {
       const following = next || (offset + match.length >= out.length ? after.charAt(0) : '');
