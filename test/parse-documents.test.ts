@@ -12,6 +12,58 @@ describe('word-processing documents', () => {
     return body.data;
   }
 
+  describe('DOCX and DOCM', () => {
+    it('keeps nested lists and resumes numbering after an interruption', async () => {
+      const lists: string = (await markdownOf('docx/pandoc-lists.docx')).markdown;
+      assert.match(lists, /^1\. one\n2\. two\n {3}1\. a\n {3}2\. b$/m);
+      assert.match(lists, /^- two\n {2}- three\n {4}- four$/m);
+      const resumed: string = (await markdownOf('docx/docling-docx_list_resumed_numbering.docx')).markdown;
+      assert.match(resumed, /^- bullet two\n\n3\. Third ordered item$/m);
+    });
+
+    it('renders equations as LaTeX, also inside table cells', async () => {
+      const data = await markdownOf('docx/docling-table_with_equations.docx');
+      assert.equal(
+        data.metadata.contentType,
+        'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      );
+      assert.match(data.markdown, /\| The next cell has an equation \| \$A=\\pi r\^\{2\}\$ \|/);
+      assert.match(data.markdown, /\\frac\{-b\\pm\\sqrt\{b\^\{2\}-4ac\}\}\{2a\}/);
+      const display: string = (await markdownOf('docx/docling-omml_func_log.docx')).markdown;
+      assert.match(display, /^\$\$y = \\log\\left\(x\\right\)\$\$$/m);
+    });
+
+    it('reads headings from styles and footnotes from footnotes.xml', async () => {
+      const headings: string = (await markdownOf('docx/docling-unit_test_headers.docx')).markdown;
+      assert.match(headings, /^# Test Document\n\n## Section 1\n\nParagraph 1\.1/m);
+      assert.match(headings, /^### Section 1\.1$/m);
+      const notes: string = (await markdownOf('docx/mammoth-footnotes.docx')).markdown;
+      assert.match(notes, /^Ouch\[\^1\]\.\[\^2\]$/m);
+      assert.match(notes, /^\[\^1\]: A tachyon walks into a bar\.$/m);
+    });
+
+    it('leaves page headers and footers out of the body', async () => {
+      const md: string = (await markdownOf('docx/docling-docx_page_header_footer_first_page.docx')).markdown;
+      assert.match(md, /This is body text on page 2\./);
+      assert.doesNotMatch(md, /FIRST PAGE HEADER|REGULAR HEADER|FOOTER \(/);
+    });
+
+    it('embeds pictures: alt-text placeholder in Markdown, data URI in images', async () => {
+      const data = await markdownOf('docx/docling-docx_vml_images.docx', { formats: ['markdown', 'images'] });
+      assert.match(data.markdown, /!\[[^\]]*\]\(<Base64-Image-Removed>\)/);
+      assert.ok(data.images.length >= 1);
+      for (const src of data.images as string[])
+        assert.match(src, /^data:image\/[a-z+-]+;base64,[A-Za-z0-9+/]{40}/);
+    });
+
+    it('converts a macro-enabled document without running or showing its macros', async () => {
+      const data = await markdownOf('docm/poi-SimpleMacro.docm');
+      assert.equal(data.metadata.contentType, 'application/vnd.ms-word.document.macroenabled.12');
+      assert.match(data.markdown, /This is a macro word processing document/);
+      assert.doesNotMatch(data.markdown, /Sub |End Sub|Attribute VB_/);
+    });
+  });
+
   describe('DOC (Word 97-2003)', () => {
     it('keeps paragraphs and tables in reading order', async () => {
       const data = await markdownOf('doc/poi-simple-table.doc');
