@@ -45,23 +45,28 @@ export const limits = {
    */
   xmlNodes: 8_000_000,
   /**
-   * Paragraphs and table cells kept from one Word 97-2003 (.doc) document. A 50 MB document of
-   * real text has well under a million; each costs about 1 KB as tree nodes downstream, and a
-   * file of nothing but paragraph or cell marks would otherwise claim tens of millions.
-   */
-  docParagraphs: 2_000_000,
-  /**
-   * One image embedded as a `data:` URI. Real illustrations stay far below; a larger "image"
-   * is a decompression bomb, and its base64 string would approach V8's string-length cap.
-   */
-  embeddedImageBytes: 64 * MiB,
-  /**
    * Cells one OpenDocument table may gain by expanding repeats (`table:number-columns-repeated`,
    * `table:number-rows-repeated`): a few bytes can claim billions of cells, so the copies are
    * what is bounded (real cells already count against xmlNodes). A document's tables repeat a
    * handful of cells; 100k copies is about 20 MB of tree.
    */
   odfRepeatedCells: 100_000,
+  /**
+   * Paragraphs and table cells kept from one Word 97-2003 (.doc) document. A 50 MB document of
+   * real text has well under a million; each costs about 1 KB as tree nodes downstream, and a
+   * file of nothing but paragraph or cell marks would otherwise claim tens of millions.
+   */
+  docParagraphs: 2_000_000,
+  /**
+   * Group nesting in an RTF document. Word's deepest (nested tables in fields in notes) stays
+   * under 100; the interpreter keeps one state per open group, and deeper groups are skipped.
+   */
+  rtfGroupDepth: 1024,
+  /**
+   * One image embedded as a `data:` URI. Real illustrations stay far below; a larger "image"
+   * is a decompression bomb, and its base64 string would approach V8's string-length cap.
+   */
+  embeddedImageBytes: 64 * MiB,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

@@ -6,6 +6,7 @@ import { convertDocx } from './docx/convert-docx.ts';
 import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
 import { convertOdt } from './odt/convert-odt.ts';
+import { convertRtf } from './rtf/convert-rtf.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
 export const converters: Partial<Record<FormatId, Converter>> = {
@@ -16,6 +17,7 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   docm: convertDocx,
   odt: convertOdt,
   epub: convertEpub,
+  rtf: convertRtf,
 };
 
 export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);
