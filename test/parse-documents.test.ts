@@ -119,6 +119,32 @@ describe('word-processing documents', () => {
     });
   });
 
+  describe('RTF', () => {
+    it('decodes code pages and Unicode escapes', async () => {
+      const data = await markdownOf('rtf/pandoc-accent.rtf');
+      assert.equal(data.metadata.contentType, 'application/rtf');
+      assert.equal(data.markdown, 'le café où on ne fume pas');
+      assert.match((await markdownOf('rtf/pandoc-unicode.rtf')).markdown, /“hi”‘hi’\p{Co}?αä/u);
+    });
+
+    it('keeps tables, legacy lists and multi-paragraph list items', async () => {
+      const table: string = (await markdownOf('rtf/pandoc-table_error_codes.rtf')).markdown;
+      assert.match(table, /^\| Code \| Error \|\n\| - \| - \|\n\| 3 \| PandocFailOnWarningError \|$/m);
+      const legacy: string = (await markdownOf('rtf/pandoc-list_legacy.rtf')).markdown;
+      assert.match(legacy, /^1\. A\n2\. Numbered\n3\. List\n\n- A\n- Bulleted\n- List$/m);
+      const multi: string = (await markdownOf('rtf/pandoc-list_multiparagraph.rtf')).markdown;
+      assert.match(
+        multi,
+        /^- First item, paragraph one\.\n\n {2}First item, paragraph two\.\n- Second item\.$/m,
+      );
+    });
+
+    it('turns HYPERLINK fields into links', async () => {
+      const md: string = (await markdownOf('rtf/tika-testRTFHyperlinkAndStyles.rtf')).markdown;
+      assert.match(md, /\[\*\*Dip, Caesar\.doc\*\*\]\(<[^>]+Dip, Caesar\.doc>\)/);
+    });
+  });
+
   describe('EPUB', () => {
     it('reads chapters in spine order with the book metadata', async () => {
       const data = await markdownOf('epub/pandoc-formatting.epub');
