@@ -101,4 +101,60 @@ describe('hostile office packages', () => {
       assert.match(body.error, /password-protected/);
     }
   });
+
+  it('reads what a truncated RTF holds and says it was cut short', async () => {
+    const rtf = '{\\rtf1\\ansi{\\fonttbl{\\f0 Times;}}\\pard First paragraph.\\par\\pard Second {\\b bold';
+    const { status, body } = await parse(server(), { file: { bytes: rtf, filename: 'cut.rtf' } });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /First paragraph\.\n\nSecond \*\*bold\*\*/);
+    assert.match(body.data.warning, /truncated|unclosed|end/i);
+  });
+
+  it('survives RTF nested a million groups deep', async () => {
+    const rtf = `{\\rtf1 before ${'{'.repeat(1_000_000)}deep${'}'.repeat(1_000_000)} after}`;
+    const { status, body } = await parse(server(), { file: { bytes: rtf, filename: 'deep.rtf' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /before/);
+    assert.match(body.data.markdown, /after/);
+  });
+
+  it('gives UNPARSABLE_DOCUMENT for an OLE file that is not a Word document', async () => {
+    const ole = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(ole, 'Something', Buffer.from('not word'));
+    const bytes = CFB.write(ole, { type: 'buffer' }) as Buffer;
+    const { status, body } = await parse(server(), { file: { bytes, filename: 'odd.doc' } });
+    assert.equal(status, 400);
+    assert.equal(body.code, 'UNPARSABLE_DOCUMENT');
+    assert.match(body.error, /WordDocument/);
+  });
+
+  it('gives UNPARSABLE_DOCUMENT for an EPUB without its container', async () => {
+    const file = zip([
+      { name: 'mimetype', data: 'application/epub+zip', store: true },
+      { name: 'OEBPS/ch1.xhtml', data: '<html><body><p>orphan</p></body></html>' },
+    ]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'book.epub' } });
+    assert.equal(status, 400);
+    assert.equal(body.code, 'UNPARSABLE_DOCUMENT');
+    assert.match(body.error, /container/);
+  });
+
+  it('does not expand an ODT table that claims billions of repeated cells', async () => {
+    const content =
+      '<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
+      'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0">' +
+      '<office:body><office:text><table:table>' +
+      '<table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell></table:table-row>' +
+      '</table:table><text:p>after the table</text:p></office:text></office:body></office:document-content>';
+    const file = zip([
+      { name: 'mimetype', data: 'application/vnd.oasis.opendocument.text', store: true },
+      { name: 'content.xml', data: content },
+    ]);
+    const started = Date.now();
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'repeat.odt' } });
+    assert.ok(Date.now() - started < 10_000);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /after the table/);
+    assert.match(body.data.warning, /repeats its cells more often than Quire expands/);
+  });
 });
