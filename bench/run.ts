@@ -2,15 +2,19 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type FormatId, formatInfo } from '../src/detect/formats.ts';
+import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
+import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
 import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
 import { pandocReader, pandocVersion } from './peers/pandoc.ts';
 import { anydoc, anydocVersion, pandoc, type Tool } from './peers.ts';
 import { type FormatScore, loadQuire, runQuality, type ScoreReport, score, type ToolRun } from './quality.ts';
 import { nowMs, ratio } from './stats.ts';
 
-// npm run bench: corpus quality and ms/doc against pandoc and anydoc, then HTTP load against a
-// pandoc-per-request server, all measured in this one run; writes bench/RESULTS.md.
+// npm run bench: corpus quality and ms/doc against pandoc and anydoc, big synthetic documents
+// against anydoc, then HTTP load against a pandoc-per-request server, all measured in this one
+// run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16).
@@ -32,20 +36,6 @@ function intEnv(name: string, fallback: number, min: number, maxValue: number): 
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
-}
-
-// ------------------------------------------------------------------ formatting
-
-const dash = '–';
-const fmtScore = (x: number | null | undefined) => (x == null ? dash : x.toFixed(1));
-const fmtMs = (x: number | null | undefined) => (x == null ? dash : x < 10 ? x.toFixed(2) : x.toFixed(1));
-const fmtRatio = (x: number | null) => (x == null ? dash : `${x < 10 ? x.toFixed(2) : x.toFixed(1)}×`);
-const fmtMb = (kb: number | null | undefined) => (kb == null ? dash : (kb / 1024).toFixed(1));
-const fmtInt = (x: number) => String(Math.round(x));
-
-function table(head: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
-  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 // ------------------------------------------------------------------ machine
@@ -231,6 +221,11 @@ function loadSection(
 
 // ------------------------------------------------------------------ main
 
+/** The Content-Type a client would send: the format's first MIME type. */
+function mimeTypeOf(format: string): string {
+  return formatInfo(format as FormatId).mimeTypes[0] ?? 'application/octet-stream';
+}
+
 async function main(): Promise<void> {
   const started = nowMs();
   const loadSeconds = intEnv('QUIRE_BENCH_LOAD_SECONDS', 30, 0, 600);
@@ -262,14 +257,15 @@ async function main(): Promise<void> {
   const qualityS = (nowMs() - started) / 1000;
   log(`corpus done in ${qualityS.toFixed(0)} s`);
 
+  log('big documents: one conversion per tool in a fresh process');
+  const bigLines = bigDocumentsSection(await runBigDocuments(path.join(outRoot, 'big'), log));
+
   // HTTP load: the formats both servers read.
   let loadLines: string[] = [];
-  const loadFormats: string[] = formats.filter(
-    (f) => (f === 'html' || f === 'csv') && pandocReader(f) !== undefined,
-  );
+  const loadFormats: string[] = formats.filter((f) => pandocReader(f) !== undefined);
   const uploads: Upload[] = cases
     .filter((c) => loadFormats.includes(c.format))
-    .map((c) => ({ name: c.name, type: c.format === 'csv' ? 'text/csv' : 'text/html', bytes: c.bytes }));
+    .map((c) => ({ name: c.name, type: mimeTypeOf(c.format), bytes: c.bytes }));
   if (loadSeconds > 0 && uploads.length > 0) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-'));
     try {
@@ -330,6 +326,7 @@ async function main(): Promise<void> {
     '',
     ...(notes.length > 0 ? [...notes.map((n) => `> ${n}`), ''] : []),
     ...qualitySection(scored, formats, cases),
+    ...bigLines,
     ...loadLines,
     '## How to reproduce',
     '',
