@@ -1,7 +1,7 @@
 /**
  * The characters Office Math draws as structure (n-ary operators, delimiters, accents, group
  * characters) and the LaTeX commands that draw the same structure, plus the function names
- * LaTeX typesets upright by itself. Shared with the MathML converter (src/convert/epub/mathml.ts).
+ * LaTeX typesets upright by itself. Shared with the MathML converter (mathml-to-latex.ts).
  */
 
 import { table } from './latex-text.ts';

@@ -1,4 +1,5 @@
 import { table } from './latex-text.ts';
+import { NARY } from './operators.ts';
 
 /**
  * Unicode characters of Office Math text and their LaTeX spelling. Characters not listed
@@ -211,25 +212,8 @@ const SYMBOLS: Record<string, string> = table({
   '⇍': '\\nLeftarrow',
   '↠': '\\twoheadrightarrow',
   '⇝': '\\rightsquigarrow',
-  // Large operators written as plain characters (m:nary has its own table).
-  '∑': '\\sum',
-  '∏': '\\prod',
-  '∐': '\\coprod',
-  '∫': '\\int',
-  '∬': '\\iint',
-  '∭': '\\iiint',
-  '∮': '\\oint',
-  '∯': '\\oiint',
-  '∰': '\\oiiint',
-  '⋃': '\\bigcup',
-  '⋂': '\\bigcap',
-  '⋁': '\\bigvee',
-  '⋀': '\\bigwedge',
-  '⨁': '\\bigoplus',
-  '⨂': '\\bigotimes',
-  '⨀': '\\bigodot',
-  '⨄': '\\biguplus',
-  '⨆': '\\bigsqcup',
+  // Large operators written as plain characters: the same commands as m:nary's.
+  ...NARY,
   // Miscellaneous symbols.
   '∞': '\\infty',
   '∂': '\\partial',

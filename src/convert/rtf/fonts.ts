@@ -1,15 +1,13 @@
 import { charsetCodepage } from './codepage.ts';
+import { appendName, type NamedEntry } from './table-entry.ts';
 
 /** Font families whose text is code when a document uses them among proportional fonts. */
 const MONOSPACE =
   /courier|consolas|menlo|monaco|lucida (console|sans typewriter)|source code|mono\b|andale|inconsolata|fira code|fixedsys|\bocr\b/i;
 
-interface FontEntry {
-  name: string[];
+interface FontEntry extends NamedEntry {
   /** Code page from `\fcharsetN` / `\cpgN`; undefined means the document's `\ansicpgN`. */
   codepage: number | undefined;
-  /** The name ended (`;`): later text in the entry is not part of it. */
-  named: boolean;
 }
 
 /** The font table: each font's code page and whether it is monospace. */
@@ -33,11 +31,7 @@ export class FontTable {
   }
 
   text(text: string): void {
-    const entry = this.current;
-    if (!entry || entry.named) return;
-    const semicolon = text.indexOf(';');
-    entry.name.push(semicolon < 0 ? text : text.slice(0, semicolon));
-    if (semicolon >= 0) entry.named = true;
+    appendName(this.current, text);
   }
 
   codepageOf(font: number, fallback: number): number {

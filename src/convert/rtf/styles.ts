@@ -1,3 +1,5 @@
+import { appendName, type NamedEntry } from './table-entry.ts';
+
 /**
  * Heading style names, in English and as Word localizes them ("Überschrift 1", "Titre 1",
  * "見出し 1", ...). Word may append aliases after a comma.
@@ -5,9 +7,7 @@
 const HEADING_NAME =
   /^(?:heading|überschrift|titre|titolo|título|titulo|kop|rubrik|overskrift|otsikko|nagłówek|nadpis|címsor|заголовок|başlık|επικεφαλίδα|כותרת|عنوان|見出し|标题|標題|제목)\s*([1-9])$/i;
 
-interface StyleEntry {
-  name: string[];
-  named: boolean;
+interface StyleEntry extends NamedEntry {
   /** `\outlinelevelN` (0-based), -1 when unset. */
   outline: number;
   basedOn: number;
@@ -51,11 +51,7 @@ export class StyleSheet {
   }
 
   text(text: string): void {
-    const entry = this.current;
-    if (!entry || entry.named) return;
-    const semicolon = text.indexOf(';');
-    entry.name.push(semicolon < 0 ? text : text.slice(0, semicolon));
-    if (semicolon >= 0) entry.named = true;
+    appendName(this.current, text);
   }
 
   /** Heading level 1-6 of paragraph style `n`, 0 when it is not a heading. */
