@@ -70,6 +70,7 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
     outputs.markdown = renderMarkdown(tree, {
       removeBase64Images,
       nestedTables: doc.kind === 'document' ? 'html' : 'unwrap',
+      source: doc.kind,
     });
   if (wanted.has('html')) outputs.html = renderHtml(tree);
   if (wanted.has('rawHtml')) outputs.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);

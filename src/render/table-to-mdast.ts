@@ -1,6 +1,6 @@
 import type { Element, ElementContent } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import type { Handle, State } from 'hast-util-to-mdast';
+import type { Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
 import type { Nodes, PhrasingContent, RootContent, Table, TableCell, TableRow } from 'mdast';
 
@@ -131,7 +131,25 @@ function flattenCell(nodes: readonly Nodes[]): PhrasingContent[] {
   return out;
 }
 
-function flowOf(state: State, table: Element, rows: Rows): RootContent[] {
+/**
+ * What the table conversion needs from the hast → mdast conversion around it. hast-util-to-mdast's
+ * `State` is one; the document converter (document-to-mdast.ts) is another.
+ */
+export interface TableState {
+  /** Set while cell contents are converted. */
+  inTable: boolean;
+  /** The converted children of a table part (all of them are blocks: table, caption, td, th). */
+  all(parent: Element): RootContent[];
+  toFlow(nodes: RootContent[]): RootContent[];
+  patch(from: Element, to: Table): void;
+  /**
+   * The table with its whitespace collapsed as in the converted text, for the HTML fallback;
+   * hast-util-to-mdast has done that to the whole tree beforehand.
+   */
+  minified?(table: Element): Element;
+}
+
+function flowOf(state: TableState, table: Element, rows: Rows): RootContent[] {
   const nodes: RootContent[] = [];
   if (rows.caption) nodes.push(...state.all(rows.caption));
   for (const row of rows.rows) for (const cell of cellsOf(row)) nodes.push(...state.all(cell));
@@ -154,10 +172,14 @@ export interface TableOptions {
  * becomes a paragraph before the table. One-cell tables are unwrapped into their content.
  */
 export function createTableHandler(options: TableOptions): Handle {
-  return (state, node) => table(state, node, options);
+  return (state, node) => tableToMdast(state, node, options);
 }
 
-function table(state: State, node: Element, options: TableOptions): RootContent | RootContent[] | undefined {
+export function tableToMdast(
+  state: TableState,
+  node: Element,
+  options: TableOptions,
+): RootContent | RootContent[] | undefined {
   if (state.inTable) {
     const text = toText(node).replace(/\s+/g, ' ').trim();
     return text ? { type: 'text', value: text } : undefined;
@@ -167,7 +189,9 @@ function table(state: State, node: Element, options: TableOptions): RootContent 
   const cellCount = cellRows.reduce((n, cells) => n + cells.length, 0);
   if (cellCount <= 1) return flowOf(state, node, rows);
   if (hasNestedTable(node))
-    return options.nested === 'html' ? tableAsHtml(node, options) : flowOf(state, node, rows);
+    return options.nested === 'html'
+      ? tableAsHtml(state.minified?.(node) ?? node, options)
+      : flowOf(state, node, rows);
 
   state.inTable = true;
   const contents = cellRows.map((cells) => cells.map((cell) => flattenCell(state.all(cell))));

@@ -1,9 +1,10 @@
 import type { Element, Root } from 'hast';
-import type { Handle, State } from 'hast-util-to-mdast';
+import type { Handle } from 'hast-util-to-mdast';
 import { defaultHandlers, toMdast } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
 import type {
   FootnoteDefinition,
+  Image,
   List,
   ListItem,
   Root as MdastRoot,
@@ -21,7 +22,7 @@ export interface ToMdastOptions {
   nestedTables: TableOptions['nested'];
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : '');
+export const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : '');
 
 /** Lists are tight: items are not separated by blank lines (the serializer still separates paragraphs). */
 const list: Handle = (state, node) => {
@@ -37,8 +38,19 @@ const li: Handle = (state, node) => {
   return result;
 };
 
+type Convert = (parent: Element) => RootContent[];
+type ToFlow = (nodes: RootContent[]) => RootContent[];
+
 /** `dl`: each term as a bold paragraph, followed by its definitions. */
-const dl: Handle = (state, node) => {
+const dl: Handle = (state, node) =>
+  definitionList(
+    node,
+    (item) => state.all(item),
+    (nodes) => state.toFlow(nodes),
+  );
+
+/** `dl` as flow; `convert` gives an item's converted children. */
+export function definitionList(node: Element, convert: Convert, toFlow: ToFlow): RootContent[] {
   const out: RootContent[] = [];
   const items: Element[] = [];
   for (const child of node.children) {
@@ -49,15 +61,15 @@ const dl: Handle = (state, node) => {
   }
   for (const item of items) {
     if (item.tagName === 'dt') {
-      const phrasing = state.all(item).filter(isPhrasing);
+      const phrasing = convert(item).filter(isPhrasing);
       if (phrasing.length > 0)
         out.push({ type: 'paragraph', children: [{ type: 'strong', children: phrasing }] });
     } else {
-      out.push(...state.toFlow(state.all(item)));
+      out.push(...toFlow(convert(item)));
     }
   }
   return out;
-};
+}
 
 function isPhrasing(node: RootContent): node is PhrasingContent {
   return (
@@ -83,19 +95,30 @@ function languageOf(el: Element): string | undefined {
   return undefined;
 }
 
+/** The language of `class="language-x"` (or `lang-x`) on `pre` or a `code` in it. */
+export function preLanguage(pre: Element): string | undefined {
+  let lang = languageOf(pre);
+  if (!lang) {
+    for (const child of pre.children) {
+      if (child.type === 'element' && child.tagName === 'code') lang = languageOf(child);
+      if (lang) break;
+    }
+  }
+  return lang;
+}
+
+/** The display equation a `pre` holds, by the model's convention. */
+export function displayMath(pre: Element): Element | undefined {
+  return pre.children.find((c): c is Element => c.type === 'element' && hasClass(c, 'math-display'));
+}
+
 /** `pre` → fenced code, with the language of `class="language-x"` (or `lang-x`) on pre or code. */
 const pre: Handle = (state, node) => {
-  const math = node.children.find((c): c is Element => c.type === 'element' && hasClass(c, 'math-display'));
+  const math = displayMath(node);
   if (math) return mathNode(state, toText(math), true);
   const result = defaultHandlers.pre!(state, node) as Nodes;
   if (result.type === 'code' && !result.lang) {
-    let lang = languageOf(node);
-    if (!lang) {
-      for (const child of node.children) {
-        if (child.type === 'element' && child.tagName === 'code') lang = languageOf(child);
-        if (lang) break;
-      }
-    }
+    const lang = preLanguage(node);
     if (lang) result.lang = lang;
   }
   return result;
@@ -104,20 +127,22 @@ const pre: Handle = (state, node) => {
 /** A link without a target (or a script URL, already dropped) is its text; an empty link goes. */
 const a: Handle = (state, node) => {
   if (node.properties.dataFootnoteRef !== undefined) return footnoteReference(node);
+  const result = link(node, state.all(node), (href) => state.resolve(href));
+  if (result && !Array.isArray(result)) state.patch(node, result);
+  return result;
+};
+
+export function link(
+  node: Element,
+  children: RootContent[],
+  resolve: (href: string) => string,
+): RootContent | RootContent[] | undefined {
   const href = str(node.properties.href).trim();
-  const children = state.all(node);
   if (!href) return children;
   if (!children.some(hasVisibleContent)) return undefined;
   const title = str(node.properties.title).replace(/\s+/g, ' ').trim();
-  const result: RootContent = {
-    type: 'link',
-    url: state.resolve(href),
-    title: title || null,
-    children: children as PhrasingContent[],
-  };
-  state.patch(node, result);
-  return result;
-};
+  return { type: 'link', url: resolve(href), title: title || null, children: children as PhrasingContent[] };
+}
 
 /** A note's label: the reference's text, else its target without the `#fn-` prefix. */
 function noteLabel(text: string, href: string): string {
@@ -125,14 +150,23 @@ function noteLabel(text: string, href: string): string {
   return label.replace(/[[\]]/g, '');
 }
 
-const footnoteReference = (node: Element): RootContent | undefined => {
+export const footnoteReference = (node: Element): RootContent | undefined => {
   const label = noteLabel(toText(node), str(node.properties.href));
   return label ? { type: 'footnoteReference', identifier: label.toLowerCase(), label } : undefined;
 };
 
 /** `section[data-footnotes]` → one footnote definition per `li` of its list. */
-const section: Handle = (state, node) => {
-  if (node.properties.dataFootnotes === undefined) return state.all(node);
+const section: Handle = (state, node) =>
+  node.properties.dataFootnotes === undefined
+    ? state.all(node)
+    : footnoteDefinitions(
+        node,
+        (item) => state.all(item),
+        (nodes) => state.toFlow(nodes),
+      );
+
+/** The notes of a `section[data-footnotes]`; `convert` gives an item's converted children. */
+export function footnoteDefinitions(node: Element, convert: Convert, toFlow: ToFlow): RootContent[] {
   const out: RootContent[] = [];
   for (const list of node.children) {
     if (list.type !== 'element' || (list.tagName !== 'ol' && list.tagName !== 'ul')) continue;
@@ -145,14 +179,14 @@ const section: Handle = (state, node) => {
         type: 'footnoteDefinition',
         identifier: label.toLowerCase(),
         label,
-        children: state.toFlow(state.all(item)) as FootnoteDefinition['children'],
+        children: toFlow(convert(item)) as FootnoteDefinition['children'],
       });
     }
   }
   return out;
-};
+}
 
-function hasClass(el: Element, name: string): boolean {
+export function hasClass(el: Element, name: string): boolean {
   const classes = el.properties.className;
   return Array.isArray(classes) && classes.includes(name);
 }
@@ -161,7 +195,11 @@ function hasClass(el: Element, name: string): boolean {
  * LaTeX goes out verbatim between dollars (Markdown escaping would corrupt it). In a table
  * cell display math becomes inline and `|` is escaped, as the GFM table syntax needs.
  */
-function mathNode(state: State, tex: string, display: boolean): RootContent | undefined {
+export function mathNode(
+  state: { readonly inTable: boolean },
+  tex: string,
+  display: boolean,
+): RootContent | undefined {
   const value = tex.trim();
   if (!value) return undefined;
   if (state.inTable) return { type: 'html', value: `$${value.replace(/\|/g, '\\|')}$` };
@@ -176,7 +214,7 @@ const code: Handle = (state, node) =>
 /** Zero-width characters (docs sites put one in their heading anchors) show nothing. */
 const INVISIBLE = /^[\s\u200b-\u200d\u2060\ufeff]*$/;
 
-function hasVisibleContent(node: RootContent): boolean {
+export function hasVisibleContent(node: RootContent): boolean {
   if (node.type === 'text') return !INVISIBLE.test(node.value);
   if (node.type === 'image' || node.type === 'inlineCode') return true;
   return 'children' in node && (node.children as RootContent[]).some(hasVisibleContent);
@@ -194,12 +232,17 @@ function createImageHandler(options: ToMdastOptions): Handle {
     const src = str(node.properties.src).trim();
     if (!src) return undefined;
     const result = defaultHandlers.img!(state, node) as Nodes;
-    if (result.type === 'image' && options.removeBase64Images && /^data:/i.test(src)) {
-      result.url = REMOVED_IMAGE_URL;
-      result.title = null;
-    }
+    if (result.type === 'image') hideInlineImage(result, src, options);
     return result;
   };
+}
+
+/** An inline (data:) image loses its bytes when the options say so. */
+export function hideInlineImage(image: Image, src: string, options: ToMdastOptions): void {
+  if (options.removeBase64Images && /^data:/i.test(src)) {
+    image.url = REMOVED_IMAGE_URL;
+    image.title = null;
+  }
 }
 
 /**
@@ -207,21 +250,22 @@ function createImageHandler(options: ToMdastOptions): Handle {
  * and without them the text reads wrong); around anything else (a citation link) only the
  * content is kept.
  */
-const script: Handle = (state, node) => {
-  const children = state.all(node);
+const script: Handle = (state, node) => scriptContent(node.tagName, state.all(node));
+
+export function scriptContent(tagName: string, children: RootContent[]): RootContent[] {
   if (children.length === 0 || !children.every((c) => c.type === 'text')) return children;
   if (!children.some((c) => c.type === 'text' && c.value.trim() !== '')) return children;
   // `hName` tells the paragraph wrapper that these HTML nodes are inline.
-  const data = { hName: node.tagName };
+  const data = { hName: tagName };
   return [
-    { type: 'html', value: `<${node.tagName}>`, data },
+    { type: 'html', value: `<${tagName}>`, data },
     ...children,
-    { type: 'html', value: `</${node.tagName}>`, data },
+    { type: 'html', value: `</${tagName}>`, data },
   ];
-};
+}
 
 /** MathML: its `alttext` (usually TeX), as inline code. */
-const math: Handle = (_state, node) => {
+export const math = (_state: unknown, node: Element): RootContent | undefined => {
   const alt = str(node.properties.alttext).trim();
   return alt ? { type: 'inlineCode', value: alt } : undefined;
 };
