@@ -17,7 +17,8 @@ import type { Root } from 'hast';
  * - embedded images as `<img src="data:mime;base64,..." alt="...">`, so their bytes reach the
  *   `images` format while Markdown shows the alt-text placeholder;
  * - task items as `<li><input type="checkbox" checked>`, numbering as `<ol start="N">`;
- * - a table inside a table cell stays a table (Markdown falls back to HTML for the outer one).
+ * - merged cells as `colspan`/`rowspan`, and a table inside a table cell stays a table: in
+ *   documents, Markdown keeps such tables as HTML, since GFM can express neither.
  *
  * Large tabular data (CSV now, spreadsheets later) is carried by a `dataTable` node whose
  * rows are produced on demand, so a 50 MB table never exists as millions of tree nodes.

@@ -335,6 +335,7 @@ const table: Handler = (c, el, inner, out) => {
   c.tableFrame = inner.parent;
   const result = tableToMdast(c, el, {
     nested: c.options.nestedTables,
+    merged: 'html',
     removeBase64Images: c.options.removeBase64Images,
   });
   c.tableFrame = outer;

@@ -61,6 +61,10 @@ function span(value: unknown, max: number): number {
   return Math.min(Math.floor(n), max);
 }
 
+function isMerged(cell: Element): boolean {
+  return span(cell.properties.colSpan, 2) > 1 || span(cell.properties.rowSpan, 2) > 1;
+}
+
 function hasNestedTable(table: Element): boolean {
   const stack: ElementContent[] = [...table.children];
   while (stack.length > 0) {
@@ -163,6 +167,12 @@ export interface TableOptions {
    * their content; in documents they are data, kept whole as HTML (GFM has no nested tables).
    */
   nested: 'unwrap' | 'html';
+  /**
+   * A table with merged cells: its content repeated into the cells a merge covers (what a
+   * reader of a web page's table expects of a GFM row), or the table kept as HTML with its
+   * spans (documents: GFM cannot hold a merge, and the layout is the author's).
+   */
+  merged: 'repeat' | 'html';
   removeBase64Images: boolean;
 }
 
@@ -192,6 +202,8 @@ export function tableToMdast(
     return options.nested === 'html'
       ? tableAsHtml(state.minified?.(node) ?? node, options)
       : flowOf(state, node, rows);
+  if (options.merged === 'html' && cellRows.some((cells) => cells.some(isMerged)))
+    return tableAsHtml(state.minified?.(node) ?? node, options);
 
   state.inTable = true;
   const contents = cellRows.map((cells) => cells.map((cell) => flattenCell(state.all(cell))));

@@ -288,6 +288,7 @@ export function hastToMdast(tree: Root, options: ToMdastOptions): MdastRoot {
       sup: script,
       table: createTableHandler({
         nested: options.nestedTables,
+        merged: 'repeat',
         removeBase64Images: options.removeBase64Images,
       }),
       ul: list,
