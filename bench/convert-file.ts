@@ -6,10 +6,11 @@ import { parseDocument } from '../src/pipeline/parse-document.ts';
 
 /**
  * One conversion in a fresh process, so that its peak RSS is its own:
- * `node bench/convert-file.ts quire|anydoc <file> <format>` prints {ms, markdownChars, peakRssMb}.
- * Quire runs its pipeline as a conversion worker does (same heap limit, set by the caller).
+ * `node bench/convert-file.ts quire|anydoc <file> <format> [options JSON]` prints
+ * {ms, markdownChars, peakRssMb}. Quire runs its pipeline as a conversion worker does (same
+ * heap limit, set by the caller), with the request options given (defaults otherwise).
  */
-const [tool, file, format] = process.argv.slice(2) as [string, string, string];
+const [tool, file, format, options = '{}'] = process.argv.slice(2) as [string, string, string, string?];
 const bytes = new Uint8Array(fs.readFileSync(file));
 const t0 = performance.now();
 let markdown: string;
@@ -19,7 +20,7 @@ if (tool === 'quire') {
     filename: file.split('/').pop() ?? file,
     contentType: undefined,
     format: format as FormatId,
-    options: parseOptionsSchema.parse({}),
+    options: parseOptionsSchema.parse(JSON.parse(options)),
     warnings: [],
   });
   markdown = data.markdown ?? '';

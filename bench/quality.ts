@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { FormatId } from '../src/detect/formats.ts';
 import { type Case, scorerPath } from './corpus.ts';
 import type { Tool } from './peers.ts';
 import { median, nowMs } from './stats.ts';
@@ -9,7 +10,15 @@ import { median, nowMs } from './stats.ts';
 const execFileAsync = promisify(execFile);
 
 /** Quire in-process, or why it could not be loaded (its modules are still being written). */
-export type QuireLoad = { ok: true; tool: Tool; formats: string[] } | { ok: false; error: string };
+export type QuireLoad =
+  | {
+      ok: true;
+      tool: Tool;
+      formats: string[];
+      /** One conversion with the given request options (validated as the API validates them). */
+      convertWith(bytes: Uint8Array, filename: string, format: string, options: unknown): Promise<string>;
+    }
+  | { ok: false; error: string };
 
 /**
  * Quire's own pipeline in this process: detect the format the way the HTTP layer does, then
@@ -45,7 +54,18 @@ export async function loadQuire(): Promise<QuireLoad> {
         return data.markdown ?? '';
       },
     };
-    return { ok: true, tool, formats: [...implementedFormats].sort() };
+    const convertWith = async (bytes: Uint8Array, filename: string, format: string, options: unknown) => {
+      const data = await parseDocument({
+        bytes,
+        filename,
+        contentType: undefined,
+        format: format as FormatId,
+        options: parseOptionsSchema.parse(options),
+        warnings: [],
+      });
+      return data.markdown ?? '';
+    };
+    return { ok: true, tool, formats: [...implementedFormats].sort(), convertWith };
   } catch (err) {
     return { ok: false, error: errorText(err) };
   }

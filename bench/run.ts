@@ -7,7 +7,9 @@ import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
 import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
+import { measureThroughput, pdfSection, runPdfBench } from './pdf.ts';
 import { pandocReader, pandocVersion } from './peers/pandoc.ts';
+import { type PdfTool, pdfPeers } from './peers/pdf.ts';
 import { anydoc, anydocVersion, pandoc, type Tool } from './peers.ts';
 import { type FormatScore, loadQuire, runQuality, type ScoreReport, score, type ToolRun } from './quality.ts';
 import { nowMs, ratio } from './stats.ts';
@@ -247,6 +249,8 @@ async function main(): Promise<void> {
   }
   tools.push(pandoc, anydoc);
 
+  // PDF has its own section (bench/pdf.ts); the other formats share the table below.
+  formats = formats.filter((f) => f !== 'pdf');
   const cases = findCases(corpus, formats);
   log(
     `corpus ${corpus}: ${cases.length} cases in ${formats.join(', ')}; tools ${tools.map((t) => t.id).join(', ')}`,
@@ -256,6 +260,27 @@ async function main(): Promise<void> {
   for (const run of runs) scored.push({ run, report: await score(corpus, run) });
   const qualityS = (nowMs() - started) / 1000;
   log(`corpus done in ${qualityS.toFixed(0)} s`);
+
+  // PDF: its corpus is organised by subset, and its peers differ.
+  const pdfTools: PdfTool[] = [];
+  if (quire.ok && quire.formats.includes('pdf')) {
+    pdfTools.push({
+      id: 'quire',
+      label: 'Quire',
+      how: 'in-process `parseDocument`, mode auto (OCR only for pages without a usable text layer)',
+      maxPages: true,
+      convert: (file, bytes, opts) =>
+        quire.convertWith(bytes, path.basename(file), 'pdf', {
+          parsers: [{ type: 'pdf', mode: 'auto', ...(opts.maxPages ? { maxPages: opts.maxPages } : {}) }],
+        }),
+    });
+  } else notes.push('Quire does not convert PDF in this build; the PDF section shows the peers only.');
+  pdfTools.push(...pdfPeers);
+  log('pdf corpus, by subset');
+  const pdfResult = await runPdfBench(pdfTools, corpus, outRoot, log);
+  const bigPdf = pdfResult.cases.find((c) => c.subset === 'big');
+  const throughput = bigPdf ? await measureThroughput(bigPdf.file, bigPdf.vectors.maxPages?.pages ?? 0) : [];
+  const pdfLines = pdfSection(pdfResult, throughput);
 
   log('big documents: one conversion per tool in a fresh process');
   const bigLines = bigDocumentsSection(await runBigDocuments(path.join(outRoot, 'big'), log));
@@ -326,6 +351,7 @@ async function main(): Promise<void> {
     '',
     ...(notes.length > 0 ? [...notes.map((n) => `> ${n}`), ''] : []),
     ...qualitySection(scored, formats, cases),
+    ...pdfLines,
     ...bigLines,
     ...loadLines,
     '## How to reproduce',
