@@ -67,6 +67,12 @@ export const limits = {
    * is a decompression bomb, and its base64 string would approach V8's string-length cap.
    */
   embeddedImageBytes: 64 * MiB,
+  /**
+   * Cells of the data table shown for one presentation chart (categories × series, from the
+   * values the chart caches). Real charts hold dozens to a few thousand points; a hostile one
+   * could pair a million series with a million categories, so the table is cut (with a warning).
+   */
+  chartTableCells: 100_000,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

@@ -5,7 +5,9 @@ import { convertDoc } from './doc/convert-doc.ts';
 import { convertDocx } from './docx/convert-docx.ts';
 import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
+import { convertOdp } from './odp/convert-odp.ts';
 import { convertOdt } from './odt/convert-odt.ts';
+import { convertPptx } from './pptx/convert-pptx.ts';
 import { convertRtf } from './rtf/convert-rtf.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
@@ -16,8 +18,11 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   docx: convertDocx,
   docm: convertDocx,
   odt: convertOdt,
+  odp: convertOdp,
   epub: convertEpub,
   rtf: convertRtf,
+  pptx: convertPptx,
+  pptm: convertPptx,
 };
 
 export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);

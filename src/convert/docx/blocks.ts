@@ -1,10 +1,10 @@
 import type { Element, ElementContent } from 'hast';
+import { chooseAlternate } from '../package/alternate-content.ts';
+import { ListBuilder, type ListEntry } from '../package/list-builder.ts';
+import { buildPhrasing, type Segment } from '../package/phrasing.ts';
 import { child, isElement, type XmlElement, type XmlNode } from '../package/xml.ts';
-import { chooseAlternate } from './alternate-content.ts';
 import type { DocxContext } from './context.ts';
 import { collectInline, type InlineItem, isMath, type MathItem } from './inline.ts';
-import { ListBuilder, type ListEntry } from './list-builder.ts';
-import { buildPhrasing, type Segment } from './phrasing.ts';
 import { outlineLevel } from './styles.ts';
 import { CHECKED_BOX, symbolChar, UNCHECKED_BOX } from './symbols.ts';
 import { table } from './tables.ts';

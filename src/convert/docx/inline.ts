@@ -1,11 +1,11 @@
 import type { Element, ElementContent } from 'hast';
 import { ommlToLatex } from '../math/omml-to-latex.ts';
+import { chooseAlternate } from '../package/alternate-content.ts';
+import type { Format, Segment } from '../package/phrasing.ts';
 import { child, isElement, type XmlElement, type XmlNode } from '../package/xml.ts';
-import { chooseAlternate } from './alternate-content.ts';
 import type { DocxContext } from './context.ts';
 import { beginField, fieldHref } from './fields.ts';
 import { drawing, type GraphicsSink, vml } from './graphics.ts';
-import type { Format, Segment } from './phrasing.ts';
 import { type RunProps, readRunProps } from './run-props.ts';
 import { mapSymbolText, symbolChar } from './symbols.ts';
 

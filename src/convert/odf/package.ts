@@ -32,10 +32,18 @@ function looksLikeXml(bytes: Uint8Array): boolean {
  * ODF encrypts parts individually and says so in the manifest (`manifest:encryption-data` on
  * each encrypted entry); the ZIP itself is not encrypted, so the manifest is the only tell.
  */
-function assertNotEncrypted(zip: ZipPackage, budget: XmlBudget): void {
+function assertNotEncrypted(zip: ZipPackage, budget: XmlBudget, warnings: string[]): void {
   const bytes = zip.bytes('META-INF/manifest.xml');
   if (!bytes) return;
-  const { root } = parseXml(bytes, budget, { part: 'META-INF/manifest.xml', lenient: true });
+  let root: XmlElement;
+  try {
+    root = parseXml(bytes, budget, { part: 'META-INF/manifest.xml', lenient: true }).root;
+  } catch (err) {
+    // An unreadable manifest says nothing either way; encrypted content fails to parse below.
+    if (!(err instanceof ConversionError) || err.code !== 'UNPARSABLE_DOCUMENT') throw err;
+    warnings.push(err.message);
+    return;
+  }
   for (const entry of childrenNamed(root, 'manifest:file-entry')) {
     const path = entry.attrs['manifest:full-path'];
     if (path !== 'content.xml' && path !== 'styles.xml') continue;
@@ -63,7 +71,7 @@ export function openOdf(bytes: Uint8Array, budget: XmlBudget): OdfPackage {
     return { content: root, styles: root, meta: root, zip: undefined, warnings };
   }
   const zip = openZip(bytes);
-  assertNotEncrypted(zip, budget);
+  assertNotEncrypted(zip, budget, warnings);
   const contentBytes = zip.bytes('content.xml');
   if (!contentBytes)
     throw new ConversionError('UNPARSABLE_DOCUMENT', 'The OpenDocument package has no content.xml.');

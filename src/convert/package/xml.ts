@@ -37,6 +37,8 @@ const CANONICAL: Record<string, string> = {
   'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing': 'wp',
   'http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing': 'xdr',
   'http://schemas.openxmlformats.org/drawingml/2006/chart': 'c',
+  'http://schemas.openxmlformats.org/drawingml/2006/diagram': 'dgm',
+  'http://schemas.microsoft.com/office/drawing/2010/main': 'a14',
   'http://schemas.openxmlformats.org/presentationml/2006/main': 'p',
   'http://schemas.openxmlformats.org/spreadsheetml/2006/main': 'x',
   'http://schemas.openxmlformats.org/markup-compatibility/2006': 'mc',
@@ -98,20 +100,34 @@ export class XmlBudget {
 class Scope {
   private readonly elementNames = new Map<string, string>();
   private readonly attributeNames = new Map<string, string>();
+  private readonly children = new Map<string, Scope>();
   private readonly uris: ReadonlyMap<string, string>;
   constructor(uris: ReadonlyMap<string, string>) {
     this.uris = uris;
   }
 
-  /** A child scope when the element declares namespaces, else this one. */
+  /**
+   * A child scope when the element declares namespaces, else this one. Child scopes are kept
+   * by their declarations: PowerPoint repeats the same `xmlns:a16` on every shape, and one
+   * scope (with its name caches) then serves them all.
+   */
   enter(attributes: Record<string, string>): Scope {
-    let uris: Map<string, string> | undefined;
+    let declarations = '';
     for (const key in attributes) {
-      if (key !== 'xmlns' && !key.startsWith('xmlns:')) continue;
-      uris ??= new Map(this.uris);
-      uris.set(key === 'xmlns' ? '' : key.slice(6), attributes[key]!);
+      if (key === 'xmlns' || key.startsWith('xmlns:')) declarations += `${key}=${attributes[key]}\n`;
     }
-    return uris ? new Scope(uris) : this;
+    if (declarations === '') return this;
+    let child = this.children.get(declarations);
+    if (child === undefined) {
+      const uris = new Map(this.uris);
+      for (const key in attributes) {
+        if (key === 'xmlns' || key.startsWith('xmlns:'))
+          uris.set(key === 'xmlns' ? '' : key.slice(6), attributes[key]!);
+      }
+      child = new Scope(uris);
+      this.children.set(declarations, child);
+    }
+    return child;
   }
 
   element(raw: string): string {

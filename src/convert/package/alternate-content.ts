@@ -1,4 +1,4 @@
-import { childrenNamed, type XmlElement } from '../package/xml.ts';
+import { childrenNamed, type XmlElement } from './xml.ts';
 
 /**
  * Namespaces (by their customary prefix, which is what `Requires` names) whose markup the
@@ -19,6 +19,8 @@ const UNDERSTOOD = new Set([
   'w15',
   'a14',
   'm',
+  'p',
+  'p14',
   'v',
   'o',
   'w10',
