@@ -73,6 +73,24 @@ export const limits = {
    * could pair a million series with a million categories, so the table is cut (with a warning).
    */
   chartTableCells: 100_000,
+  /**
+   * Records read from one PowerPoint 97-2003 (.ppt) document stream. A 50 MB stream holds at
+   * most ~6 million 8-byte records, real decks well under 100k; each read costs an object (about
+   * 100 bytes) while its container is processed, and the persist directory
+   * can point many slides at the same bytes, so reads, not bytes, are what is bounded.
+   */
+  pptRecords: 1_000_000,
+  /**
+   * Shape group nesting in a PowerPoint slide drawing. PowerPoint's UI nests groups a handful
+   * deep; the shape walker recurses once per level.
+   */
+  pptShapeDepth: 64,
+  /**
+   * Paragraphs kept from one PowerPoint 97-2003 deck. Even decks of a thousand slides have
+   * well under 100k; each costs about 1 KB as tree nodes downstream, and a text of nothing
+   * but paragraph marks would otherwise claim millions.
+   */
+  pptParagraphs: 250_000,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

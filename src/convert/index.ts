@@ -7,6 +7,7 @@ import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
 import { convertOdp } from './odp/convert-odp.ts';
 import { convertOdt } from './odt/convert-odt.ts';
+import { convertPpt } from './ppt/convert-ppt.ts';
 import { convertPptx } from './pptx/convert-pptx.ts';
 import { convertRtf } from './rtf/convert-rtf.ts';
 
@@ -21,6 +22,7 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   odp: convertOdp,
   epub: convertEpub,
   rtf: convertRtf,
+  ppt: convertPpt,
   pptx: convertPptx,
   pptm: convertPptx,
 };
