@@ -91,6 +91,31 @@ export const limits = {
    * but paragraph marks would otherwise claim millions.
    */
   pptParagraphs: 250_000,
+  /**
+   * Worksheet data (XLSX/XLSB sheet parts, inflated) handed to the spreadsheet reader, all
+   * sheets together. A cell takes 15 bytes of XML at the very least and 30-40 in real files,
+   * and 100-150 bytes of heap once read, at about 3 s per million cells: 64 MiB holds a
+   * 1,000,000-cell workbook (~40 MB) with room to spare, and keeps the densest encoding under
+   * the worker's heap and within the default deadline. Sheet data past it is cut after the
+   * last complete row, with a warning.
+   */
+  spreadsheetSheetBytes: 64 * MiB,
+  /**
+   * The same for an OpenDocument spreadsheet's content.xml, which spends about 110 bytes of
+   * XML on a cell: 128 MiB is a 1,000,000-cell workbook, read in about 15 s.
+   */
+  spreadsheetOdsContentBytes: 128 * MiB,
+  /**
+   * Cells one spreadsheet may expand to where the file only counts them (OpenDocument's
+   * repeated rows and columns, BIFF's multi-cell records): 4 million is ~500 MB read, and more
+   * Markdown than spreadsheetMarkdownBytes would keep anyway.
+   */
+  spreadsheetCells: 4_000_000,
+  /**
+   * Markdown produced from one workbook. Past 50 MB the output is no longer something a
+   * reader (human or model) uses; rows beyond it are cut with a warning naming sheet and row.
+   */
+  spreadsheetMarkdownBytes: 50 * MiB,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

@@ -10,6 +10,7 @@ import { convertOdt } from './odt/convert-odt.ts';
 import { convertPpt } from './ppt/convert-ppt.ts';
 import { convertPptx } from './pptx/convert-pptx.ts';
 import { convertRtf } from './rtf/convert-rtf.ts';
+import { convertSpreadsheet } from './spreadsheet/convert-spreadsheet.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
 export const converters: Partial<Record<FormatId, Converter>> = {
@@ -22,6 +23,11 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   odp: convertOdp,
   epub: convertEpub,
   rtf: convertRtf,
+  xlsx: convertSpreadsheet,
+  xlsm: convertSpreadsheet,
+  xlsb: convertSpreadsheet,
+  xls: convertSpreadsheet,
+  ods: convertSpreadsheet,
   ppt: convertPpt,
   pptx: convertPptx,
   pptm: convertPptx,
