@@ -116,6 +116,13 @@ export const limits = {
    * reader (human or model) uses; rows beyond it are cut with a warning naming sheet and row.
    */
   spreadsheetMarkdownBytes: 50 * MiB,
+  /**
+   * Element nesting the Markdown renderer takes. Its walk and the serializer after it recurse
+   * and overflow Node's default stack near 1400-2000 levels (less before the JIT has warmed
+   * up); converters hand over trees a few hundred deep at most (htmlDepth, xmlDepth), so a
+   * deeper tree is a converter's bug, refused rather than crashing the worker.
+   */
+  renderDepth: 512,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

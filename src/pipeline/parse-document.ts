@@ -67,11 +67,7 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   // Outputs first and metadata last, the order the hosted service answers in.
   const outputs: Omit<ParseData, 'metadata'> = {};
   if (wanted.has('markdown'))
-    outputs.markdown = renderMarkdown(tree, {
-      removeBase64Images,
-      nestedTables: doc.kind === 'document' ? 'html' : 'unwrap',
-      source: doc.kind,
-    });
+    outputs.markdown = renderMarkdown(tree, { removeBase64Images, source: doc.kind });
   if (wanted.has('html')) outputs.html = renderHtml(tree);
   if (wanted.has('rawHtml')) outputs.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
   if (wanted.has('links')) outputs.links = collectLinks(tree);

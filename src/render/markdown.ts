@@ -4,23 +4,29 @@ import { gfmToMarkdown } from 'mdast-util-gfm';
 import type { Handle, Info, Options, State, Unsafe } from 'mdast-util-to-markdown';
 import { defaultHandlers, toMarkdown } from 'mdast-util-to-markdown';
 import { dataTableToMarkdown } from './data-table.ts';
-import { documentToMdast } from './document-to-mdast.ts';
 import { installFastSafe } from './fast-safe.ts';
+import { hastToMdast } from './hast-to-mdast.ts';
 import { tidyMdast } from './mdast-tidy.ts';
+import { REMOVED_IMAGE_URL } from './model-to-mdast.ts';
 import { segments } from './segments.ts';
-import { hastToMdast, REMOVED_IMAGE_URL } from './to-mdast.ts';
+import type { TableOptions } from './table-to-mdast.ts';
 
 export interface MarkdownOptions {
   /** Inline (data:) images become `![alt](<Base64-Image-Removed>)`. */
   removeBase64Images: boolean;
-  /** Tables holding tables: unwrapped as page layout, or kept as HTML (documents). */
-  nestedTables: 'unwrap' | 'html';
-  /**
-   * Where the tree comes from: a web page goes through hast-util-to-mdast, which tidies messy
-   * HTML; the clean trees of document converters take the direct path, which is much faster.
-   */
+  /** Where the tree comes from, which decides how tables GFM cannot hold come out. */
   source: 'web' | 'document';
 }
+
+/**
+ * A web page's tables holding tables are layout, unwrapped into their content, and a reader
+ * expects merged cells repeated; a document's tables are data, kept whole as HTML when GFM
+ * cannot hold them (see TableOptions).
+ */
+const TABLES: Record<MarkdownOptions['source'], Omit<TableOptions, 'removeBase64Images'>> = {
+  web: { nested: 'unwrap', merged: 'repeat' },
+  document: { nested: 'html', merged: 'html' },
+};
 
 /**
  * GFM without the autolink-literal escapes: those put a backslash into every `www.` and
@@ -144,13 +150,13 @@ function mdastToMarkdown(tree: MdastRoot): string {
 
 /** The tree as GitHub-flavoured Markdown; `dataTable` nodes stream through their own renderer. */
 export function renderMarkdown(tree: Root, opts: MarkdownOptions): string {
+  const options = { ...TABLES[opts.source], removeBase64Images: opts.removeBase64Images };
   const parts: string[] = [];
   for (const segment of segments(tree)) {
-    const toMdast = opts.source === 'document' ? documentToMdast : hastToMdast;
     const markdown =
       segment.kind === 'dataTable'
         ? dataTableToMarkdown(segment.table)
-        : mdastToMarkdown(toMdast(segment.root, opts));
+        : mdastToMarkdown(hastToMdast(segment.root, options));
     if (/\S/.test(markdown)) parts.push(markdown);
   }
   return parts.join('\n\n');

@@ -1,9 +1,9 @@
 import type { Nodes, Parent, PhrasingContent, Root, RootContent } from 'mdast';
 
 /**
- * The mdast clean-up steps of hast-util-to-mdast, for the document converter: runs of
- * phrasing content wrapped into paragraphs, items gathered into list items, and adjacent
- * texts merged and trimmed. They follow the library's rules so both converters agree.
+ * The mdast clean-up steps of hast-util-to-mdast, for hast-to-mdast.ts: runs of phrasing
+ * content wrapped into paragraphs, items gathered into list items, and adjacent texts merged
+ * and trimmed. They follow the library's rules, so the Markdown stays what it was made with.
  */
 
 const PHRASING = new Set([

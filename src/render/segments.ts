@@ -5,9 +5,9 @@ export type Segment = { kind: 'tree'; root: Root } | { kind: 'dataTable'; table:
 
 /**
  * Top-level nodes rendered as one tree at most. A long document is rendered a slice at a
- * time: the Markdown path copies and rewrites each tree it is given, and slices keep that
- * working set (and the garbage collector's) small; a 100 MB document renders in a fraction
- * of the memory of one pass.
+ * time: the Markdown path builds an mdast tree and its text for each tree it is given, and
+ * slices keep that working set (and the garbage collector's) small; a 100 MB document
+ * renders in a fraction of the memory of one pass.
  */
 const SLICE_NODES = 2000;
 

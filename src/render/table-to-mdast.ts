@@ -1,8 +1,8 @@
 import type { Element, ElementContent } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import type { Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
 import type { Nodes, PhrasingContent, RootContent, Table, TableCell, TableRow } from 'mdast';
+import { wrap } from './mdast-flow.ts';
 
 /**
  * Spans are repeated into the cells they cover (what a reader of a GFM table expects), unless
@@ -135,22 +135,14 @@ function flattenCell(nodes: readonly Nodes[]): PhrasingContent[] {
   return out;
 }
 
-/**
- * What the table conversion needs from the hast → mdast conversion around it. hast-util-to-mdast's
- * `State` is one; the document converter (document-to-mdast.ts) is another.
- */
+/** What the table conversion needs from the hast → mdast walk around it (hast-to-mdast.ts). */
 export interface TableState {
   /** Set while cell contents are converted. */
   inTable: boolean;
   /** The converted children of a table part (all of them are blocks: table, caption, td, th). */
   all(parent: Element): RootContent[];
-  toFlow(nodes: RootContent[]): RootContent[];
-  patch(from: Element, to: Table): void;
-  /**
-   * The table with its whitespace collapsed as in the converted text, for the HTML fallback;
-   * hast-util-to-mdast has done that to the whole tree beforehand.
-   */
-  minified?(table: Element): Element;
+  /** The table with its whitespace collapsed as in the converted text, for the HTML fallback. */
+  minified(table: Element): Element;
 }
 
 function flowOf(state: TableState, table: Element, rows: Rows): RootContent[] {
@@ -158,7 +150,7 @@ function flowOf(state: TableState, table: Element, rows: Rows): RootContent[] {
   if (rows.caption) nodes.push(...state.all(rows.caption));
   for (const row of rows.rows) for (const cell of cellsOf(row)) nodes.push(...state.all(cell));
   if (rows.rows.length === 0) nodes.push(...state.all(table));
-  return state.toFlow(nodes);
+  return wrap(nodes);
 }
 
 export interface TableOptions {
@@ -181,10 +173,6 @@ export interface TableOptions {
  * row gets its first row as header, block content in cells is kept on one line, and a caption
  * becomes a paragraph before the table. One-cell tables are unwrapped into their content.
  */
-export function createTableHandler(options: TableOptions): Handle {
-  return (state, node) => tableToMdast(state, node, options);
-}
-
 export function tableToMdast(
   state: TableState,
   node: Element,
@@ -199,11 +187,9 @@ export function tableToMdast(
   const cellCount = cellRows.reduce((n, cells) => n + cells.length, 0);
   if (cellCount <= 1) return flowOf(state, node, rows);
   if (hasNestedTable(node))
-    return options.nested === 'html'
-      ? tableAsHtml(state.minified?.(node) ?? node, options)
-      : flowOf(state, node, rows);
+    return options.nested === 'html' ? tableAsHtml(state.minified(node), options) : flowOf(state, node, rows);
   if (options.merged === 'html' && cellRows.some((cells) => cells.some(isMerged)))
-    return tableAsHtml(state.minified?.(node) ?? node, options);
+    return tableAsHtml(state.minified(node), options);
 
   state.inTable = true;
   const contents = cellRows.map((cells) => cells.map((cell) => flattenCell(state.all(cell))));
@@ -244,14 +230,13 @@ export function tableToMdast(
       for (let c = 0; c < width; c++) children.push({ type: 'tableCell', children: line[c] ?? [] });
       return { type: 'tableRow', children };
     });
-  if (tableRowsOut.length === 0) return rows.caption ? state.toFlow(state.all(rows.caption)) : undefined;
+  if (tableRowsOut.length === 0) return rows.caption ? wrap(state.all(rows.caption)) : undefined;
 
   const result: Table = {
     type: 'table',
     align: alignments(cellRows[0] ?? [], width),
     children: tableRowsOut,
   };
-  state.patch(node, result);
   if (!rows.caption) return result;
   const caption = flattenCell(state.all(rows.caption));
   return caption.length > 0 ? [{ type: 'paragraph', children: caption }, result] : result;

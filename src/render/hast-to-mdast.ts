@@ -11,9 +11,10 @@ import type {
   TableCell,
   TableRow,
 } from 'mdast';
-import { type Frame, Whitespace } from './document-whitespace.ts';
+import { ConversionError } from '../convert/converter.ts';
+import { limits } from '../limits.ts';
 import { cleanTexts, dropSurroundingBreaks, toSpecificContent, wrap, wrapNeeded } from './mdast-flow.ts';
-import { type TableState, tableToMdast } from './table-to-mdast.ts';
+import { type Frame, Whitespace } from './minify-whitespace.ts';
 import {
   definitionList,
   displayMath,
@@ -22,24 +23,39 @@ import {
   hasClass,
   hideInlineImage,
   link,
-  math,
+  mathAltText,
   mathNode,
   preLanguage,
   scriptContent,
   str,
-  type ToMdastOptions,
-} from './to-mdast.ts';
+} from './model-to-mdast.ts';
+import { type TableOptions, type TableState, tableToMdast } from './table-to-mdast.ts';
 
 /**
- * hast → mdast for the trees our document converters build, in one walk: the same mdast as
- * `hastToMdast` (to-mdast.ts, on hast-util-to-mdast), without its copy of the whole tree and
- * its separate whitespace pass, which are there for messy web pages and cost most of the
- * rendering time of a document. The element handling follows hast-util-to-mdast's handlers
- * and our overrides in to-mdast.ts; whitespace follows rehype-minify-whitespace
- * (document-whitespace.ts).
+ * Whether inline images lose their bytes, and how the tables GFM cannot hold come out (which
+ * differs between web pages and documents).
  */
-export function documentToMdast(tree: Root, options: ToMdastOptions): MdastRoot {
-  const converter = new DocumentConverter(options);
+export type ToMdastOptions = TableOptions;
+
+/**
+ * hast → mdast in one walk of the tree, for web pages and documents alike. It gives the mdast
+ * of hast-util-to-mdast (with rehype-minify-whitespace before it) and our departures from it
+ * (model-to-mdast.ts), without that library's copy of the whole tree and separate whitespace
+ * pass: whitespace is collapsed while walking (minify-whitespace.ts), and the library's mdast
+ * clean-up rules are in mdast-flow.ts.
+ *
+ * Depth: the walk and the helpers it calls recurse, a few stack frames per element level, and
+ * so does the serializer after it (on the mdast, about as deep as the tree). On Node's default
+ * stack that holds near 2000 levels of `div` and 700 nested lists (1400 levels). The trees it
+ * gets are far shallower: the HTML converter (pages, EPUB chapters) hoists elements nested
+ * deeper than limits.htmlDepth (256), office XML parts are cut at limits.xmlDepth (256; a Word
+ * table takes four hast levels for three XML levels), RTF tables nest 64 deep at most and
+ * Word 97's 8, list levels stop at 9, and the transforms only remove nodes. A tree deeper than
+ * limits.renderDepth is refused before any recursion starts, so none can overflow the stack.
+ */
+export function hastToMdast(tree: Root, options: ToMdastOptions): MdastRoot {
+  checkDepth(tree);
+  const converter = new Converter(options);
   let children = converter.children(converter.flow.root(tree.children));
   if (wrapNeeded(children)) children = wrap(children);
   const root: MdastRoot = { type: 'root', children };
@@ -47,11 +63,34 @@ export function documentToMdast(tree: Root, options: ToMdastOptions): MdastRoot 
   return root;
 }
 
+/** Throws when elements nest deeper than limits.renderDepth (iteratively, so it cannot overflow). */
+function checkDepth(tree: Root): void {
+  // The open elements' children and the index of the next child to visit in each.
+  const lists: Array<readonly (HastContent | ElementContent)[]> = [tree.children];
+  const next = [0];
+  while (lists.length > 0) {
+    const top = lists.length - 1;
+    const node = lists[top]![next[top]!++];
+    if (node === undefined) {
+      lists.pop();
+      next.pop();
+    } else if (node.type === 'element' && node.children.length > 0) {
+      if (lists.length >= limits.renderDepth)
+        throw new ConversionError(
+          'RESOURCE_LIMIT',
+          `The document nests elements deeper than ${limits.renderDepth} levels (limits.renderDepth)`,
+        );
+      lists.push(node.children);
+      next.push(0);
+    }
+  }
+}
+
 type Out = RootContent[];
 /** Converts `el` (whose children `inner` walks) into `out`. */
-type Handler = (c: DocumentConverter, el: Element, inner: Frame, out: Out) => void;
+type Handler = (c: Converter, el: Element, inner: Frame, out: Out) => void;
 
-class DocumentConverter implements TableState {
+class Converter implements TableState {
   readonly flow = new Whitespace();
   readonly options: ToMdastOptions;
   inTable = false;
@@ -117,12 +156,6 @@ class DocumentConverter implements TableState {
   all(parent: Element): Out {
     return this.item(parent, this.tableFrame!);
   }
-
-  toFlow(nodes: Out): Out {
-    return wrap(nodes);
-  }
-
-  patch(): void {}
 
   minified(table: Element): Element {
     const inner = this.flow.enter(table, this.tableFrame!);
@@ -310,11 +343,7 @@ function list(tight: boolean): Handler {
 const dl: Handler = (c, el, inner, out) => {
   push(
     out,
-    definitionList(
-      el,
-      (item) => c.item(item, inner),
-      (nodes) => wrap(nodes),
-    ),
+    definitionList(el, (item) => c.item(item, inner)),
   );
 };
 
@@ -322,22 +351,14 @@ const section: Handler = (c, el, inner, out) => {
   if (el.properties.dataFootnotes === undefined) return c.into(inner, out);
   push(
     out,
-    footnoteDefinitions(
-      el,
-      (item) => c.item(item, inner),
-      (nodes) => wrap(nodes),
-    ),
+    footnoteDefinitions(el, (item) => c.item(item, inner)),
   );
 };
 
 const table: Handler = (c, el, inner, out) => {
   const outer = c.tableFrame;
   c.tableFrame = inner.parent;
-  const result = tableToMdast(c, el, {
-    nested: c.options.nestedTables,
-    merged: 'html',
-    removeBase64Images: c.options.removeBase64Images,
-  });
+  const result = tableToMdast(c, el, c.options);
   c.tableFrame = outer;
   if (Array.isArray(result)) push(out, result);
   else if (result) out.push(result);
@@ -359,7 +380,7 @@ const tableCell: Handler = (c, _el, inner, out) => {
 const script: Handler = (c, el, inner, out) => push(out, scriptContent(el.tagName, c.children(inner)));
 
 const mathMl: Handler = (_c, el, _inner, out) => {
-  const node = math(undefined, el);
+  const node = mathAltText(el);
   if (node) out.push(node);
 };
 

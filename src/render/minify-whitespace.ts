@@ -2,8 +2,8 @@ import type { Element, ElementContent, RootContent } from 'hast';
 
 /**
  * The whitespace collapsing of rehype-minify-whitespace (which hast-util-to-mdast runs on a
- * copy of the tree before converting it), done on the fly while the document converter walks
- * the tree once in document order: the same texts come out, without the copy and the extra
+ * copy of the tree before converting it), done on the fly while hast-to-mdast.ts walks the
+ * tree once in document order: the same texts come out, without the copy and the extra
  * pass. Runs of whitespace become one space outside `pre`; a space is dropped at the start
  * and end of a block, after another space, and before a block boundary.
  */
