@@ -5,6 +5,18 @@
 const MiB = 1024 * 1024;
 
 export const limits = {
+  /**
+   * PDFs with at least this many pages are laid out on two threads. A second pdf.js instance
+   * costs ~0.2 s and one more copy of the file; below ~60 pages it does not pay for itself.
+   */
+  pdfParallelPages: 60,
+  /**
+   * Rules (vector strokes) kept per PDF page for table detection. A ruled table has tens to
+   * a few thousand; a map or a hatched drawing has more and is no table.
+   */
+  pdfPageSegments: 20_000,
+  /** Heap of that second PDF thread: pdf.js needs ~150 MB for a 350-page book; more is hostile. */
+  pdfWorkerHeapMb: 512,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */
@@ -18,6 +30,13 @@ export const limits = {
    * tree walkers downstream recurse, so deeper elements are hoisted to this depth.
    */
   htmlDepth: 256,
+  /**
+   * Element nesting the Markdown renderer takes. Its walk and the serializer after it recurse
+   * and overflow Node's default stack near 1400-2000 levels (less before the JIT has warmed
+   * up); converters hand over trees a few hundred deep at most (htmlDepth, xmlDepth), so a
+   * deeper tree is a converter's bug, refused rather than crashing the worker.
+   */
+  renderDepth: 512,
   /** Elements in one HTML page; a real page has well under a million. Beyond it is hostile. */
   htmlElements: 2_000_000,
   /** Bytes sniffed for a file's signature and for charset detection. */
@@ -52,45 +71,11 @@ export const limits = {
    */
   odfRepeatedCells: 100_000,
   /**
-   * Paragraphs and table cells kept from one Word 97-2003 (.doc) document. A 50 MB document of
-   * real text has well under a million; each costs about 1 KB as tree nodes downstream, and a
-   * file of nothing but paragraph or cell marks would otherwise claim tens of millions.
-   */
-  docParagraphs: 2_000_000,
-  /**
-   * Group nesting in an RTF document. Word's deepest (nested tables in fields in notes) stays
-   * under 100; the interpreter keeps one state per open group, and deeper groups are skipped.
-   */
-  rtfGroupDepth: 1024,
-  /**
-   * One image embedded as a `data:` URI. Real illustrations stay far below; a larger "image"
-   * is a decompression bomb, and its base64 string would approach V8's string-length cap.
-   */
-  embeddedImageBytes: 64 * MiB,
-  /**
    * Cells of the data table shown for one presentation chart (categories × series, from the
    * values the chart caches). Real charts hold dozens to a few thousand points; a hostile one
    * could pair a million series with a million categories, so the table is cut (with a warning).
    */
   chartTableCells: 100_000,
-  /**
-   * Records read from one PowerPoint 97-2003 (.ppt) document stream. A 50 MB stream holds at
-   * most ~6 million 8-byte records, real decks well under 100k; each read costs an object (about
-   * 100 bytes) while its container is processed, and the persist directory
-   * can point many slides at the same bytes, so reads, not bytes, are what is bounded.
-   */
-  pptRecords: 1_000_000,
-  /**
-   * Shape group nesting in a PowerPoint slide drawing. PowerPoint's UI nests groups a handful
-   * deep; the shape walker recurses once per level.
-   */
-  pptShapeDepth: 64,
-  /**
-   * Paragraphs kept from one PowerPoint 97-2003 deck. Even decks of a thousand slides have
-   * well under 100k; each costs about 1 KB as tree nodes downstream, and a text of nothing
-   * but paragraph marks would otherwise claim millions.
-   */
-  pptParagraphs: 250_000,
   /**
    * Worksheet data (XLSX/XLSB sheet parts, inflated) handed to the spreadsheet reader, all
    * sheets together. A cell takes 15 bytes of XML at the very least and 30-40 in real files,
@@ -117,12 +102,57 @@ export const limits = {
    */
   spreadsheetMarkdownBytes: 50 * MiB,
   /**
-   * Element nesting the Markdown renderer takes. Its walk and the serializer after it recurse
-   * and overflow Node's default stack near 1400-2000 levels (less before the JIT has warmed
-   * up); converters hand over trees a few hundred deep at most (htmlDepth, xmlDepth), so a
-   * deeper tree is a converter's bug, refused rather than crashing the worker.
+   * Paragraphs and table cells kept from one Word 97-2003 (.doc) document. A 50 MB document of
+   * real text has well under a million; each costs about 1 KB as tree nodes downstream, and a
+   * file of nothing but paragraph or cell marks would otherwise claim tens of millions.
    */
-  renderDepth: 512,
+  docParagraphs: 2_000_000,
+  /**
+   * Records read from one PowerPoint 97-2003 (.ppt) document stream. A 50 MB stream holds at
+   * most ~6 million 8-byte records, real decks well under 100k; each read costs an object (about
+   * 100 bytes) while its container is processed, and the persist directory
+   * can point many slides at the same bytes, so reads, not bytes, are what is bounded.
+   */
+  pptRecords: 1_000_000,
+  /**
+   * Shape group nesting in a PowerPoint slide drawing. PowerPoint's UI nests groups a handful
+   * deep; the shape walker recurses once per level.
+   */
+  pptShapeDepth: 64,
+  /**
+   * Paragraphs kept from one PowerPoint 97-2003 deck. Even decks of a thousand slides have
+   * well under 100k; each costs about 1 KB as tree nodes downstream, and a text of nothing
+   * but paragraph marks would otherwise claim millions.
+   */
+  pptParagraphs: 250_000,
+  /**
+   * Group nesting in an RTF document. Word's deepest (nested tables in fields in notes) stays
+   * under 100; the interpreter keeps one state per open group, and deeper groups are skipped.
+   */
+  rtfGroupDepth: 1024,
+  /**
+   * One image embedded as a `data:` URI. Real illustrations stay far below; a larger "image"
+   * is a decompression bomb, and its base64 string would approach V8's string-length cap.
+   */
+  embeddedImageBytes: 64 * MiB,
+  /**
+   * Pixels of one page rendered for OCR. At the OCR resolution (200 dpi) a Letter page is
+   * 3.7 Mpx and an A3 or 11x17 in page 7.8 Mpx. Bigger pages (posters, scans that claim 96 dpi)
+   * are rendered coarser: recognition CPU grows with pixels (a 20 Mpx page took 4 s), the
+   * canvas takes 4 bytes a pixel, and text still reads well down to ~120 dpi.
+   */
+  ocrRenderPixels: 12_000_000,
+  /**
+   * Wall time each step of one page's OCR (rendering, each Tesseract run) may take. A dense
+   * page takes 1-3 s of CPU; past a minute the page is noise or hostile, and that page is given
+   * up rather than the request.
+   */
+  ocrPageMs: 60_000,
+  /**
+   * Bytes of hOCR that Tesseract may print for one page. A dense page gives ~100 bytes a word
+   * and well under 100 kB; more is a runaway on noise, cut before it fills the heap.
+   */
+  ocrOutputBytes: 16 * MiB,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,

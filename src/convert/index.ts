@@ -7,6 +7,7 @@ import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
 import { convertOdp } from './odp/convert-odp.ts';
 import { convertOdt } from './odt/convert-odt.ts';
+import { convertPdf } from './pdf/convert-pdf.ts';
 import { convertPpt } from './ppt/convert-ppt.ts';
 import { convertPptx } from './pptx/convert-pptx.ts';
 import { convertRtf } from './rtf/convert-rtf.ts';
@@ -29,6 +30,7 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   xls: convertSpreadsheet,
   ods: convertSpreadsheet,
   ppt: convertPpt,
+  pdf: convertPdf,
   pptx: convertPptx,
   pptm: convertPptx,
 };

@@ -43,7 +43,8 @@ declare module 'hast' {
   }
 }
 
-export type MetadataValue = string | string[];
+/** Counts (a PDF's `numPages`) are numbers, as upstream answers them. */
+export type MetadataValue = string | number | string[];
 export type DocumentMetadata = Record<string, MetadataValue>;
 
 export interface QuireDocument {

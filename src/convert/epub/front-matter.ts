@@ -10,7 +10,7 @@ const FIELDS: Array<[key: string, label: string]> = [
   ['description', 'Description'],
 ];
 
-const joined = (v: MetadataValue | undefined) => (Array.isArray(v) ? v.join(', ') : (v ?? '')).trim();
+const joined = (v: MetadataValue | undefined) => (Array.isArray(v) ? v.join(', ') : String(v ?? '')).trim();
 
 /**
  * The book's title, authors, publisher, date and blurb as a short block before the first

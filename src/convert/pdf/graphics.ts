@@ -1,0 +1,218 @@
+import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { limits } from '../../limits.ts';
+import type { PdfJs } from './load-document.ts';
+import type { ImageArea, Segment } from './page-content.ts';
+
+type Matrix = [number, number, number, number, number, number];
+
+/** Path opcodes inside a constructPath buffer (pdf.js DrawOPS). */
+const MOVE = 0;
+const LINE = 1;
+const CURVE = 2;
+const QUAD = 3;
+const CLOSE = 4;
+
+/** A stroke this far from horizontal/vertical (points) still counts as a rule. */
+const AXIS_TOLERANCE = 1;
+/** A filled rectangle thinner than this is drawn as a rule, not an area. */
+const THIN_FILL = 3;
+
+export interface PageGraphics {
+  segments: Segment[];
+  images: ImageArea[];
+}
+
+function multiply(m: Matrix, n: readonly number[]): Matrix {
+  return [
+    m[0] * n[0]! + m[2] * n[1]!,
+    m[1] * n[0]! + m[3] * n[1]!,
+    m[0] * n[2]! + m[2] * n[3]!,
+    m[1] * n[2]! + m[3] * n[3]!,
+    m[0] * n[4]! + m[2] * n[5]! + m[4],
+    m[1] * n[4]! + m[3] * n[5]! + m[5],
+  ];
+}
+
+function apply(m: Matrix, x: number, y: number): [number, number] {
+  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+}
+
+/**
+ * Rules (strokes, rectangle edges, thin filled bars) and image placements of one page, in
+ * the top-left point frame: the current transformation matrix is tracked through
+ * save/restore/transform and form XObjects, starting from the viewport's transform.
+ */
+export async function readGraphics(
+  pdfjs: PdfJs,
+  page: PDFPageProxy,
+  viewport: Matrix,
+  pageArea: number,
+): Promise<PageGraphics> {
+  const OPS = pdfjs.OPS;
+  const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
+  const segments: Segment[] = [];
+  const images: ImageArea[] = [];
+  let ctm: Matrix = viewport;
+  let lineWidth = 1;
+  const stack: { ctm: Matrix; lineWidth: number }[] = [];
+  const { fnArray, argsArray } = list;
+  for (let i = 0; i < fnArray.length; i++) {
+    const fn = fnArray[i];
+    const args = argsArray[i] as unknown[] | null;
+    switch (fn) {
+      case OPS.save:
+        if (stack.length < 1024) stack.push({ ctm, lineWidth });
+        break;
+      case OPS.restore: {
+        const top = stack.pop();
+        if (top) ({ ctm, lineWidth } = top);
+        break;
+      }
+      case OPS.transform:
+        if (args) ctm = multiply(ctm, args as number[]);
+        break;
+      case OPS.paintFormXObjectBegin:
+        if (stack.length < 1024) stack.push({ ctm, lineWidth });
+        if (Array.isArray(args?.[0]) || ArrayBuffer.isView(args?.[0]))
+          ctm = multiply(ctm, Array.from(args[0] as ArrayLike<number>));
+        break;
+      case OPS.paintFormXObjectEnd: {
+        const top = stack.pop();
+        if (top) ({ ctm, lineWidth } = top);
+        break;
+      }
+      case OPS.setLineWidth:
+        if (typeof args?.[0] === 'number') lineWidth = args[0];
+        break;
+      case OPS.constructPath:
+        if (args && segments.length < limits.pdfPageSegments)
+          addPath(args, ctm, lineWidth, OPS, segments, pageArea);
+        break;
+      case OPS.paintImageXObject:
+      case OPS.paintInlineImageXObject:
+      case OPS.paintImageMaskXObject: {
+        const [x1, y1] = apply(ctm, 0, 0);
+        const [x2, y2] = apply(ctm, 1, 1);
+        const [x3, y3] = apply(ctm, 0, 1);
+        const [x4, y4] = apply(ctm, 1, 0);
+        const x = Math.min(x1, x2, x3, x4);
+        const y = Math.min(y1, y2, y3, y4);
+        const width = Math.max(x1, x2, x3, x4) - x;
+        const height = Math.max(y1, y2, y3, y4) - y;
+        if (width * height > 4)
+          images.push({ x, y, width, height, coverage: Math.min(1, (width * height) / pageArea) });
+        break;
+      }
+    }
+  }
+  return { segments, images };
+}
+
+interface Ops {
+  stroke: number;
+  closeStroke: number;
+  fill: number;
+  eoFill: number;
+  fillStroke: number;
+  eoFillStroke: number;
+  closeFillStroke: number;
+  closeEOFillStroke: number;
+}
+
+function addPath(
+  args: unknown[],
+  ctm: Matrix,
+  lineWidth: number,
+  OPS: Ops,
+  out: Segment[],
+  pageArea: number,
+): void {
+  const op = args[0] as number;
+  const buffer = (args[1] as unknown[] | undefined)?.[0];
+  if (!(buffer instanceof Float32Array)) return;
+  const stroked =
+    op === OPS.stroke ||
+    op === OPS.closeStroke ||
+    op === OPS.fillStroke ||
+    op === OPS.eoFillStroke ||
+    op === OPS.closeFillStroke ||
+    op === OPS.closeEOFillStroke;
+  const filled = !stroked && (op === OPS.fill || op === OPS.eoFill);
+  if (!stroked && !filled) return;
+  const scale = Math.sqrt(Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2])) || 1;
+  const width = Math.max(lineWidth * scale, 0.1);
+  // Points of the current subpath, transformed; a filled subpath is judged as a whole.
+  let points: [number, number][] = [];
+  const flush = () => {
+    if (filled && points.length >= 4) addFilledRect(points, out, pageArea);
+    points = [];
+  };
+  for (let i = 0; i < buffer.length; ) {
+    const code = buffer[i++];
+    if (code === MOVE) {
+      flush();
+      points.push(apply(ctm, buffer[i]!, buffer[i + 1]!));
+      i += 2;
+    } else if (code === LINE) {
+      const p = apply(ctm, buffer[i]!, buffer[i + 1]!);
+      i += 2;
+      const prev = points[points.length - 1];
+      if (stroked && prev) addRule(prev, p, width, out);
+      points.push(p);
+    } else if (code === CURVE || code === QUAD) {
+      i += code === CURVE ? 6 : 4;
+      // Curves are not rules; the subpath is no longer a rectangle.
+      points = [];
+    } else if (code === CLOSE) {
+      const first = points[0];
+      const prev = points[points.length - 1];
+      if (stroked && first && prev && points.length > 1) addRule(prev, first, width, out);
+      flush();
+    } else {
+      break;
+    }
+  }
+  flush();
+}
+
+function addRule(a: [number, number], b: [number, number], lineWidth: number, out: Segment[]): void {
+  const dx = Math.abs(a[0] - b[0]);
+  const dy = Math.abs(a[1] - b[1]);
+  if (dx < 0.5 && dy < 0.5) return;
+  if (dy > AXIS_TOLERANCE && dx > AXIS_TOLERANCE) return;
+  out.push({ x1: a[0], y1: a[1], x2: b[0], y2: b[1], lineWidth });
+}
+
+/** A filled axis-aligned rectangle: a thin one is a rule, a larger one gives its 4 edges. */
+function addFilledRect(points: [number, number][], out: Segment[], pageArea: number): void {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const [x, y] of points) {
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, y);
+    x1 = Math.max(x1, x);
+    y1 = Math.max(y1, y);
+  }
+  // Every corner must sit on the bounding box, or the shape is not an upright rectangle.
+  for (const [x, y] of points)
+    if (
+      Math.min(Math.abs(x - x0), Math.abs(x - x1)) > AXIS_TOLERANCE ||
+      Math.min(Math.abs(y - y0), Math.abs(y - y1)) > AXIS_TOLERANCE
+    )
+      return;
+  const w = x1 - x0;
+  const h = y1 - y0;
+  if (w < 0.1 && h < 0.1) return;
+  if (h <= THIN_FILL && w > h)
+    out.push({ x1: x0, y1: (y0 + y1) / 2, x2: x1, y2: (y0 + y1) / 2, lineWidth: Math.max(h, 0.1) });
+  else if (w <= THIN_FILL && h > w)
+    out.push({ x1: (x0 + x1) / 2, y1: y0, x2: (x0 + x1) / 2, y2: y1, lineWidth: Math.max(w, 0.1) });
+  else if (w * h < pageArea * 0.9) {
+    out.push({ x1: x0, y1: y0, x2: x1, y2: y0, lineWidth: 0.1 });
+    out.push({ x1: x0, y1: y1, x2: x1, y2: y1, lineWidth: 0.1 });
+    out.push({ x1: x0, y1: y0, x2: x0, y2: y1, lineWidth: 0.1 });
+    out.push({ x1: x1, y1: y0, x2: x1, y2: y1, lineWidth: 0.1 });
+  }
+}

@@ -1,0 +1,142 @@
+import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { readGraphics } from './graphics.ts';
+import type { PdfJs } from './load-document.ts';
+import type { LinkArea, PageContent, TextRun } from './page-content.ts';
+import { readText } from './read-text.ts';
+
+type Matrix = [number, number, number, number, number, number];
+
+/**
+ * Pages whose operator list is always read: it resolves the fonts' real names (bold, italic)
+ * for the pages after them too, as fonts are shared across a document.
+ */
+const FONT_PAGES = 4;
+
+export interface PageRead {
+  content: PageContent;
+  /** Share of unreadable characters in the text layer. */
+  garbage: number;
+}
+
+/**
+ * One page as `PageContent`. The operator list (rules, images, real font names) costs as
+ * much as the text itself, so it is read only where it can matter: the first pages, pages
+ * whose text lines have table-like gaps, and pages with little or unreadable text (scans).
+ */
+export interface ReadState {
+  /** Scan for scanned pages (auto mode): read images where the text is thin. */
+  wantImages: boolean;
+  /** Set once a link is seen whose visible text is not its own address. */
+  anchorLinks: boolean;
+  /** Pages read so far by this pdf.js instance (fonts resolve per instance). */
+  pagesRead: number;
+}
+
+export async function readPage(
+  pdfjs: PdfJs,
+  page: PDFPageProxy,
+  index: number,
+  state: ReadState,
+): Promise<PageRead> {
+  const { wantImages } = state;
+  const warm = state.pagesRead++ < FONT_PAGES;
+  const viewport = page.getViewport({ scale: 1 });
+  const transform = viewport.transform as Matrix;
+  const width = viewport.width;
+  const height = viewport.height;
+  const area = Math.max(1, width * height);
+  const empty = { segments: [] as PageContent['segments'], images: [] as PageContent['images'] };
+  // Font names resolve once an operator list has loaded the fonts, so it goes first here.
+  let graphics = warm ? await readGraphics(pdfjs, page, transform, area).catch(() => empty) : undefined;
+  const text = await readText(pdfjs, page, transform);
+  const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
+  if (!graphics && ((wantImages && sparse) || looksTabular(text.runs)))
+    graphics = await readGraphics(pdfjs, page, transform, area).catch(() => empty);
+  graphics ??= empty;
+  // pdf.js extracts the page's text a second time to fill in what each link overlays, which
+  // doubles the cost of a page. Links whose text is their own URL add nothing to the text,
+  // so annotations are read on the first pages and, once a document shows links with other
+  // text ("click here"), on every page.
+  let links: LinkArea[] = [];
+  if (warm || state.anchorLinks) {
+    links = await readLinks(page, transform);
+    if (!state.anchorLinks && links.some((l) => !showsOwnUrl(l, text.runs))) state.anchorLinks = true;
+  }
+  return {
+    content: {
+      index,
+      width,
+      height,
+      runs: text.runs,
+      segments: graphics.segments,
+      links,
+      images: graphics.images,
+    },
+    garbage: text.garbage,
+  };
+}
+
+/** Rows with three or more runs separated by wide gaps, on several rows: maybe a table. */
+function looksTabular(runs: readonly TextRun[]): boolean {
+  const rows = new Map<number, TextRun[]>();
+  for (const r of runs) {
+    const key = Math.round((r.y + r.height) / 3);
+    const row = rows.get(key) ?? [];
+    row.push(r);
+    rows.set(key, row);
+  }
+  let tabular = 0;
+  for (const row of rows.values()) {
+    if (row.length < 3) continue;
+    row.sort((a, b) => a.x - b.x);
+    let gaps = 0;
+    for (let i = 1; i < row.length; i++)
+      if (row[i]!.x - (row[i - 1]!.x + row[i - 1]!.width) > row[i]!.fontSize * 0.8) gaps++;
+    if (gaps >= 2 && ++tabular >= 2) return true;
+  }
+  return false;
+}
+
+async function readLinks(page: PDFPageProxy, m: Matrix): Promise<LinkArea[]> {
+  let annotations: { subtype?: unknown; url?: unknown; rect?: unknown }[];
+  try {
+    annotations = await page.getAnnotations({ intent: 'display' });
+  } catch {
+    return [];
+  }
+  const links: LinkArea[] = [];
+  for (const a of annotations) {
+    if (a.subtype !== 'Link' || typeof a.url !== 'string' || !Array.isArray(a.rect) || a.rect.length !== 4)
+      continue;
+    const [ax, ay, bx, by] = a.rect as [number, number, number, number];
+    const x1 = m[0] * ax + m[2] * ay + m[4];
+    const y1 = m[1] * ax + m[3] * ay + m[5];
+    const x2 = m[0] * bx + m[2] * by + m[4];
+    const y2 = m[1] * bx + m[3] * by + m[5];
+    links.push({
+      x: Math.min(x1, x2),
+      y: Math.min(y1, y2),
+      width: Math.abs(x2 - x1),
+      height: Math.abs(y2 - y1),
+      url: a.url,
+    });
+  }
+  return links;
+}
+
+/** Whether the text under a link is its address (a printed URL) rather than anchor text. */
+function showsOwnUrl(link: LinkArea, runs: readonly TextRun[]): boolean {
+  let text = '';
+  for (const r of runs) {
+    const cx = r.x + r.width / 2;
+    const cy = r.y + r.height / 2;
+    if (cx >= link.x && cx <= link.x + link.width && cy >= link.y && cy <= link.y + link.height)
+      text += r.text;
+  }
+  const shown = text.replace(/\s+/g, '').toLowerCase();
+  const url = link.url
+    .toLowerCase()
+    .replace(/^(https?:\/\/|mailto:)/, '')
+    .replace(/^www\./, '');
+  return shown.length > 0 && (shown.includes(url.slice(0, 12)) || /^(https?:|www\.)/.test(shown));
+}
