@@ -11,7 +11,15 @@ import { measureThroughput, pdfSection, runPdfBench } from './pdf.ts';
 import { pandocReader, pandocVersion } from './peers/pandoc.ts';
 import { type PdfTool, pdfPeers } from './peers/pdf.ts';
 import { anydoc, anydocVersion, pandoc, type Tool } from './peers.ts';
-import { type FormatScore, loadQuire, runQuality, type ScoreReport, score, type ToolRun } from './quality.ts';
+import {
+  type FormatScore,
+  loadQuire,
+  runQuality,
+  type ScoreReport,
+  score,
+  type ToolRun,
+  warmupRuns,
+} from './quality.ts';
 import { nowMs, ratio } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, big synthetic documents
@@ -137,7 +145,7 @@ function qualitySection(scored: Scored[], formats: string[], cases: Case[]): str
     '',
     ...scored.map(
       (s) =>
-        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ' after one untimed warm-up run' : ''}.`,
+        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ` after up to ${warmupRuns} untimed warm-up runs` : ''}.`,
     ),
     '',
     '<details><summary>Per-metric scores</summary>',
