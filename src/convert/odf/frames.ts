@@ -170,3 +170,19 @@ export class FrameContent {
     return { kind: 'chart', title: title ? textOf(title).trim() : '', table };
   }
 }
+
+/** Drawing shapes whose content is text paragraphs (text documents and presentations alike). */
+export const SHAPES = new Set([
+  'draw:custom-shape',
+  'draw:rect',
+  'draw:ellipse',
+  'draw:circle',
+  'draw:polygon',
+  'draw:polyline',
+  'draw:regular-polygon',
+  'draw:path',
+  'draw:line',
+  'draw:connector',
+  'draw:caption',
+  'draw:measure',
+]);

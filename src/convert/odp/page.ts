@@ -1,5 +1,5 @@
 import type { ElementContent } from 'hast';
-import type { FrameContent } from '../odf/frames.ts';
+import { type FrameContent, SHAPES } from '../odf/frames.ts';
 import { append, el } from '../odf/hast.ts';
 import { InlineWalker, plainText } from '../odf/inline.ts';
 import type { OdfStyles } from '../odf/styles.ts';
@@ -12,22 +12,6 @@ import { TextBlocks } from './text-blocks.ts';
  * presentation placeholders (outline, subtitle, ...) next, then the remaining shapes top to
  * bottom and left to right by svg:y / svg:x. Groups (draw:g) are placed as one shape.
  */
-
-/** Drawing shapes whose content is text paragraphs. */
-const SHAPES = new Set([
-  'draw:custom-shape',
-  'draw:rect',
-  'draw:ellipse',
-  'draw:circle',
-  'draw:polygon',
-  'draw:polyline',
-  'draw:regular-polygon',
-  'draw:path',
-  'draw:line',
-  'draw:connector',
-  'draw:caption',
-  'draw:measure',
-]);
 
 /** Placeholder classes that are page furniture or previews, not content. */
 const FURNITURE = new Set(['page-number', 'page', 'handout']);

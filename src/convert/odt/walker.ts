@@ -1,5 +1,5 @@
 import type { Element, ElementContent } from 'hast';
-import { FrameContent } from '../odf/frames.ts';
+import { FrameContent, SHAPES } from '../odf/frames.ts';
 import { append, el } from '../odf/hast.ts';
 import { InlineWalker, plainText } from '../odf/inline.ts';
 import { type OdfStyles, PLAIN } from '../odf/styles.ts';
@@ -28,22 +28,6 @@ const SKIPPED_BLOCKS = new Set([
   'table:calculation-settings',
   'table:content-validations',
   'table:label-ranges',
-]);
-
-/** Drawing shapes whose content is text paragraphs. */
-const SHAPES = new Set([
-  'draw:custom-shape',
-  'draw:rect',
-  'draw:ellipse',
-  'draw:circle',
-  'draw:polygon',
-  'draw:polyline',
-  'draw:regular-polygon',
-  'draw:path',
-  'draw:line',
-  'draw:connector',
-  'draw:caption',
-  'draw:measure',
 ]);
 
 /** True when phrasing content shows nothing: no text, no picture. */
