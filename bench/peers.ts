@@ -59,7 +59,7 @@ export const anydoc: Tool = {
   id: 'anydoc',
   label: 'anydoc',
   how: 'in-process `toMarkdownBytes(bytes, format)` (@firecrawl/anydoc, native)',
-  runs: 10,
+  runs: 20,
   warmup: true,
   supports: (format) => anydocFormat(format) !== null,
   convert(bytes, format) {

@@ -38,7 +38,7 @@ export async function loadQuire(): Promise<QuireLoad> {
       id: 'quire',
       label: 'Quire',
       how: 'in-process `detectFormat` + `parseDocument` (default options)',
-      runs: 10,
+      runs: 20,
       warmup: true,
       supports: (format) => (implementedFormats as ReadonlySet<string>).has(format),
       async convert(bytes, _format, filename) {
@@ -82,7 +82,7 @@ export function errorText(err: unknown): string {
 /** Stop timing a case once its runs have used this much time (at least one timed run is kept). */
 const caseBudgetMs = 10_000;
 /** Untimed runs before the timed ones, for the tools that warm up. */
-export const warmupRuns = 5;
+export const warmupRuns = 20;
 
 export interface ToolRun {
   tool: Tool;

@@ -20,7 +20,7 @@ import {
   type ToolRun,
   warmupRuns,
 } from './quality.ts';
-import { nowMs, ratio } from './stats.ts';
+import { median, nowMs, ratio } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, big synthetic documents
 // against anydoc, then HTTP load against a pandoc-per-request server, all measured in this one
@@ -91,6 +91,16 @@ function formatScore(s: Scored, format: string): FormatScore | undefined {
   return s.run.formats.includes(format) ? s.report?.formats[format] : undefined;
 }
 
+/** Median of a format's per-case median times, at full precision (the scorer rounds to 0.1 ms). */
+function medianMs(s: Scored, format: string): number | null {
+  if (!s.run.formats.includes(format)) return null;
+  return median(
+    Object.entries(s.run.timings)
+      .filter(([key]) => key.startsWith(`${format}/`))
+      .map(([, ms]) => ms),
+  );
+}
+
 function qualitySection(scored: Scored[], formats: string[], cases: Case[]): string[] {
   const quire = scored.find((s) => s.run.tool.id === 'quire');
   const peers = scored.filter((s) => s.run.tool.id !== 'quire');
@@ -105,11 +115,11 @@ function qualitySection(scored: Scored[], formats: string[], cases: Case[]): str
     format,
     String(cases.filter((c) => c.format === format).length),
     ...scored.map((s) => scoreCell(s, format)),
-    ...scored.map((s) => (s.run.formats.includes(format) ? fmtMs(formatScore(s, format)?.medianMs) : 'n/a')),
+    ...scored.map((s) => (s.run.formats.includes(format) ? fmtMs(medianMs(s, format)) : 'n/a')),
     ...(quire
       ? peers.map((p) =>
           p.run.formats.includes(format)
-            ? fmtRatio(ratio(formatScore(quire, format)?.medianMs, formatScore(p, format)?.medianMs))
+            ? fmtRatio(ratio(medianMs(quire, format), medianMs(p, format)))
             : 'n/a',
         )
       : []),
