@@ -27,6 +27,27 @@ describe('the official Firecrawl SDK, pointed at Quire', () => {
     assert.match(doc.markdown ?? '', /\| a \| , \| c \| d \|/);
   });
 
+  it('parses office documents and PDFs, with their metadata', async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const docx = corpusFile('docx/docling-unit_test_headers.docx');
+    const word = await client.parse({ data: Buffer.from(docx.bytes), filename: docx.filename });
+    assert.match(word.markdown ?? '', /^# Test Document$/m);
+    assert.equal(
+      word.metadata?.contentType,
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    );
+    const pdf = corpusFile('pdf/text/mid-test.pdf');
+    const paper = await client.parse(
+      { data: Buffer.from(pdf.bytes), filename: pdf.filename, contentType: 'application/pdf' },
+      { parsers: [{ type: 'pdf', mode: 'fast', maxPages: 1 }] },
+    );
+    assert.match(paper.markdown ?? '', /## 1 Introduction/);
+    assert.equal(paper.metadata?.numPages, 1);
+    const xlsx = corpusFile('xlsx/markitdown-test.xlsx');
+    const sheet = await client.parse({ data: Buffer.from(xlsx.bytes), filename: xlsx.filename });
+    assert.match(sheet.markdown ?? '', /\| Alpha \| Beta \| Gamma \| Delta \|/);
+  });
+
   it('surfaces Quire errors through the SDK', async () => {
     const bad = new Firecrawl({ apiKey: 'wrong', apiUrl: server().url });
     await assert.rejects(
