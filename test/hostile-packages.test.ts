@@ -31,6 +31,39 @@ describe('hostile office packages', () => {
     await expectStillServing();
   });
 
+  it('refuses a spreadsheet zip bomb before the spreadsheet library sees it', async () => {
+    const sheet = Buffer.concat([
+      Buffer.from(
+        '<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>',
+      ),
+      Buffer.alloc(600 * MiB, 0x20),
+      Buffer.from('</sheetData></worksheet>'),
+    ]);
+    const file = zip([
+      {
+        name: '[Content_Types].xml',
+        data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>',
+      },
+      {
+        name: '_rels/.rels',
+        data: '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+      },
+      {
+        name: 'xl/workbook.xml',
+        data: '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>',
+      },
+      {
+        name: 'xl/_rels/workbook.xml.rels',
+        data: '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+      },
+      { name: 'xl/worksheets/sheet1.xml', data: sheet },
+    ]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'bomb.xlsx' } });
+    assert.equal(status, 400, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.code, 'RESOURCE_LIMIT');
+    await expectStillServing();
+  });
+
   it('refuses entity expansion (billion laughs) without expanding anything', async () => {
     const laughs =
       '<!DOCTYPE w:document [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
