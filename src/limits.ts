@@ -11,6 +11,11 @@ export const limits = {
    */
   pdfParallelPages: 60,
   /**
+   * PDFs of at least this many bytes start that second thread before they are opened (its
+   * start-up then overlaps the opening): files this size are mostly long documents or scans.
+   */
+  pdfWarmHelperBytes: 1_000_000,
+  /**
    * Rules (vector strokes) kept per PDF page for table detection. A ruled table has tens to
    * a few thousand; a map or a hatched drawing has more and is no table.
    */

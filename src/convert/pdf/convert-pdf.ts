@@ -1,10 +1,11 @@
+import { limits } from '../../limits.ts';
 import { ConversionError, type Converter } from '../converter.ts';
 import { buildTree } from './layout/build-tree.ts';
 import { dropRunningHeaders } from './layout/running-headers.ts';
 import { loadPdfJs, openPdf } from './load-document.ts';
 import { readMetadata } from './metadata.ts';
 import type { Mode } from './page-pipeline.ts';
-import { readPages } from './read-pages.ts';
+import { readPages, warmHelper } from './read-pages.ts';
 
 /**
  * PDF → document model with pdf.js. Pages are read one at a time and released after their
@@ -14,6 +15,7 @@ import { readPages } from './read-pages.ts';
 export const convertPdf: Converter = async (input) => {
   const parser = input.options.parsers.find((p) => p.type === 'pdf');
   const mode: Mode = parser?.mode ?? 'auto';
+  if (input.bytes.length >= limits.pdfWarmHelperBytes && mode !== 'ocr') warmHelper();
   const pdfjs = await loadPdfJs();
   const { task, doc } = await openPdf(pdfjs, input.bytes);
   const warnings: string[] = damage(input.bytes);

@@ -35,7 +35,12 @@ export async function processRange(
   mode: Mode,
 ): Promise<RangeResult> {
   const result: RangeResult = { pages: [], failed: 0, ocrFailed: 0 };
-  const state: ReadState = { wantImages: mode === 'auto', anchorLinks: false, pagesRead: 0 };
+  const state: ReadState = {
+    wantImages: mode === 'auto',
+    wantLinks: mode !== 'fast',
+    anchorLinks: false,
+    pagesRead: 0,
+  };
   for (let i = from; i < to; i++) {
     let page: PDFPageProxy;
     try {

@@ -26,6 +26,11 @@ export interface PageRead {
 export interface ReadState {
   /** Scan for scanned pages (auto mode): read images where the text is thin. */
   wantImages: boolean;
+  /**
+   * Read link annotations (not in fast mode: pdf.js extracts a page's text a second time to
+   * fill in what each link overlays, which takes as long as the page's own text).
+   */
+  wantLinks: boolean;
   /** Set once a link is seen whose visible text is not its own address. */
   anchorLinks: boolean;
   /** Pages read so far by this pdf.js instance (fonts resolve per instance). */
@@ -56,9 +61,9 @@ export async function readPage(
   // pdf.js extracts the page's text a second time to fill in what each link overlays, which
   // doubles the cost of a page. Links whose text is their own URL add nothing to the text,
   // so annotations are read on the first pages and, once a document shows links with other
-  // text ("click here"), on every page.
+  // text ("click here"), on every page (fast mode reads none).
   let links: LinkArea[] = [];
-  if (warm || state.anchorLinks) {
+  if (state.wantLinks && (warm || state.anchorLinks)) {
     links = await readLinks(page, transform);
     if (!state.anchorLinks && links.some((l) => !showsOwnUrl(l, text.runs))) state.anchorLinks = true;
   }

@@ -56,6 +56,9 @@ function fontFacts(page: PDFPageProxy, loadedName: string, family: string | unde
   };
 }
 
+/** Hebrew presentation forms (letters with points, wide letters, ligatures). */
+const HEBREW_FORMS = /[\ufb1d-\ufb4f]/;
+
 export interface PageText {
   runs: TextRun[];
   /** Share of unreadable characters in the raw text layer. */
@@ -64,7 +67,13 @@ export interface PageText {
 
 /** The text layer as runs in the top-left point frame (the viewport's transform applied). */
 export async function readText(pdfjs: PdfJs, page: PDFPageProxy, viewport: Matrix): Promise<PageText> {
-  const content = await page.getTextContent();
+  // pdf.js would NFKC ligatures before its bidi pass, which then reverses their letters
+  // (Arabic lam-khah read as khah-lam); cleanRunText normalizes after it instead. Its bidi
+  // pass does not know Hebrew presentation forms as right-to-left, though, so a page that
+  // has them is read again with pdf.js normalizing first.
+  let content = await page.getTextContent({ disableNormalization: true });
+  if (content.items.some((item) => 'str' in item && HEBREW_FORMS.test(item.str)))
+    content = await page.getTextContent();
   const runs: TextRun[] = [];
   const facts = new Map<string, FontFacts>();
   const raw: string[] = [];

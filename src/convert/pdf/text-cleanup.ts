@@ -1,9 +1,11 @@
 /**
- * Presentation forms a PDF's fonts map glyphs to: Latin ligatures (U+FB00-FB06) and Arabic
- * contextual forms (U+FB50-FDFF, U+FE70-FEFF). NFKC turns them back into plain letters;
- * it is applied to these characters only, so full-width CJK punctuation stays as it is.
+ * Presentation forms a PDF's fonts map glyphs to: Latin ligatures (U+FB00-FB06), Hebrew and
+ * Arabic contextual forms (U+FB1D-FDFF, U+FE70-FEFF), plus the odd spaces and compatibility
+ * letters pdf.js itself would normalize. NFKC turns them back into plain letters; it is
+ * applied to these characters only, so full-width CJK punctuation stays as it is.
  */
-const PRESENTATION_FORMS = /[\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe]+/g;
+const PRESENTATION_FORMS =
+  /[\u00a0\u00b5\u037e\u0eb3\u2000-\u200a\u202f\u2126\ufb00-\ufb06\ufb1d-\ufdff\ufe70-\ufefe]+/g;
 
 export function cleanRunText(text: string): string {
   let out = text.replace(PRESENTATION_FORMS, (m) => m.normalize('NFKC'));

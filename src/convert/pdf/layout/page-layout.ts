@@ -63,6 +63,15 @@ function linkAt(links: readonly LinkArea[], r: TextRun): string | undefined {
   return undefined;
 }
 
+/**
+ * Letters of a right-to-left run against letters of a left-to-right one: always two words.
+ * (The space between them is often drawn inside one run's box, leaving no gap to measure.)
+ */
+function scriptSwitch(prev: TextRun, run: TextRun, before: string, after: string): boolean {
+  const dirs = prev.dir + run.dir;
+  return (dirs === 'ltrrtl' || dirs === 'rtlltr') && /\p{L}$/u.test(before) && /^\p{L}/u.test(after);
+}
+
 function textLine(line: Line, links: readonly LinkArea[]): TextLine {
   const runs = line.rtl ? [...line.runs].reverse() : line.runs;
   const inlines: Inline[] = [];
@@ -75,7 +84,11 @@ function textLine(line: Line, links: readonly LinkArea[]): TextLine {
     let piece = run.text;
     if (prev) {
       const gap = line.rtl ? prev.x - (run.x + run.width) : run.x - (prev.x + prev.width);
-      if (needsSpace(text, piece, gap, Math.max(run.fontSize, prev.fontSize))) piece = ` ${piece}`;
+      if (
+        needsSpace(text, piece, gap, Math.max(run.fontSize, prev.fontSize)) ||
+        scriptSwitch(prev, run, text, piece)
+      )
+        piece = ` ${piece}`;
     }
     const href = linkAt(links, run);
     const last = inlines[inlines.length - 1];
