@@ -1,121 +1,47 @@
-import type { Element, Root, RootContent } from 'hast';
+import type { Element, Root } from 'hast';
+import { boilerplateIn } from './main-content/clean.ts';
+import { scoreCandidates } from './main-content/scoring.ts';
+import { chooseContent } from './main-content/select.ts';
+import type { NodeStats } from './main-content/stats.ts';
+import { collectStats } from './main-content/stats.ts';
+import { titleBefore } from './main-content/title.ts';
+import { isNonMain, withoutPageFurniture } from './main-content/upstream.ts';
 import { hasContent, withoutNodes } from './walk.ts';
 
-/** Upstream's `onlyMainContent` selectors (firecrawl-behaviour.md §6), verbatim. */
-const NON_MAIN_SELECTORS = [
-  'header',
-  'footer',
-  'nav',
-  'aside',
-  '.header',
-  '.top',
-  '.navbar',
-  '#header',
-  '.footer',
-  '.bottom',
-  '#footer',
-  '.sidebar',
-  '.side',
-  '.aside',
-  '#sidebar',
-  '.modal',
-  '.popup',
-  '#modal',
-  '.overlay',
-  '.ad',
-  '.ads',
-  '.advert',
-  '#ad',
-  '.lang-selector',
-  '.language',
-  '#language-selector',
-  '.social',
-  '.social-media',
-  '.social-links',
-  '#social',
-  '.menu',
-  '.navigation',
-  '#nav',
-  '.breadcrumbs',
-  '#breadcrumbs',
-  '.share',
-  '#share',
-  '.widget',
-  '#widget',
-  '.cookie',
-  '#cookie',
-  '.fc-decoration',
-] as const;
+/** Content shorter than this (in visible characters) is too little to judge a page by. */
+const MIN_CONTENT_TEXT = 500;
 
-/** The list is made of bare tag, class and id selectors, so it compiles to three sets. */
-const tags = new Set<string>();
-const classes = new Set<string>();
-const ids = new Set<string>();
-for (const selector of NON_MAIN_SELECTORS) {
-  if (selector.startsWith('.')) classes.add(selector.slice(1));
-  else if (selector.startsWith('#')) ids.add(selector.slice(1));
-  else tags.add(selector);
-}
-
-function classList(el: Element): readonly unknown[] {
-  const value = el.properties.className;
-  return Array.isArray(value) ? value : [];
-}
-
-function isNonMain(el: Element): boolean {
-  if (tags.has(el.tagName)) return true;
-  const id = el.properties.id;
-  if (typeof id === 'string' && ids.has(id)) return true;
-  for (const c of classList(el)) if (typeof c === 'string' && classes.has(c)) return true;
-  return false;
-}
-
-/** Upstream keeps a non-main element that holds `#main` or swoogo event content. */
-function isForcedMain(el: Element): boolean {
-  if (el.properties.id === 'main') return true;
-  for (const c of classList(el)) if (typeof c === 'string' && c.startsWith('swoogo-')) return true;
-  return false;
-}
-
-/** Elements that are, or contain, forced main content. */
-function protectedElements(tree: Root): Set<Element> {
-  const marked = new Set<Element>();
-  // path[i] is the ancestor at depth i of the node being looked at.
-  const path: Element[] = [];
-  const stack: Array<{ node: RootContent; depth: number }> = [];
-  for (let i = tree.children.length - 1; i >= 0; i--) stack.push({ node: tree.children[i]!, depth: 0 });
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    if (node.type !== 'element') continue;
-    path.length = depth;
-    path.push(node);
-    if (isForcedMain(node)) {
-      for (let i = path.length - 1; i >= 0 && !marked.has(path[i]!); i--) marked.add(path[i]!);
-    }
-    for (let i = node.children.length - 1; i >= 0; i--)
-      stack.push({ node: node.children[i]!, depth: depth + 1 });
+/** The page's text outside the elements upstream's list calls furniture. */
+function textWithoutFurniture(stats: Map<Element, NodeStats>, page: NodeStats): number {
+  let text = page.text;
+  for (const [el, s] of stats) {
+    if (!isNonMain(el)) continue;
+    let nested = false;
+    for (let a = s.parent; a && !nested; a = stats.get(a)!.parent) nested = isNonMain(a);
+    if (!nested) text -= s.text;
   }
-  return marked;
+  return text;
 }
 
 /**
- * `onlyMainContent`: removes headers, footers, navigation, sidebars, pop-ups, ads and the
- * like (upstream's selector list), keeping any that hold `#main` or swoogo content.
- * When nothing would be left, the tree is left whole, as upstream retries without the option.
+ * `onlyMainContent`: the page's main content, chosen by evidence. Paragraphs score their
+ * containers (text, commas, link density, class/id words, landmarks, upstream's furniture
+ * list); the best container and its kindred siblings are kept, with the title heading above
+ * them, and cleaned of boilerplate inside. When no container clearly holds the page's text,
+ * upstream's selector-list removal is used instead, which keeps more.
  */
 export function keepMainContent(tree: Root): Root {
-  const keep = protectedElements(tree);
-  const doomed = new Set<RootContent>();
-  const stack: RootContent[] = [...tree.children];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.type !== 'element') continue;
-    if (isNonMain(node) && !keep.has(node)) {
-      doomed.add(node);
-      continue;
-    }
-    for (const child of node.children) stack.push(child);
-  }
-  if (doomed.size === 0 || !hasContent(tree, doomed)) return tree;
-  return withoutNodes(tree, doomed);
+  const { stats, page } = collectStats(tree);
+  const scores = scoreCandidates(stats);
+  const nodes = chooseContent(scores, stats);
+  if (!nodes) return withoutPageFurniture(tree);
+  let contentText = 0;
+  for (const n of nodes) contentText += stats.get(n)!.text;
+  const pageText = textWithoutFurniture(stats, page);
+  // Too little text to tell content from furniture (Readability's threshold is the same).
+  if (contentText < MIN_CONTENT_TEXT && pageText > contentText) return withoutPageFurniture(tree);
+
+  const content: Root = { type: 'root', children: [...titleBefore(nodes, stats), ...nodes] };
+  const cleaned = withoutNodes(content, boilerplateIn(nodes, stats, scores.prose));
+  return hasContent(cleaned) ? cleaned : withoutPageFurniture(tree);
 }

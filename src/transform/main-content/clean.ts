@@ -1,0 +1,124 @@
+import type { Element, RootContent } from 'hast';
+import { HEADING_TAGS } from './blocks.ts';
+import { FURNITURE_WEIGHT, hintWeight } from './hints.ts';
+import type { NodeStats } from './stats.ts';
+import { linkDensity } from './stats.ts';
+import { isNonMain } from './upstream.ts';
+
+/** Interactive and embedded parts: nothing to read in Markdown. */
+const ALWAYS_DROPPED = new Set([
+  'button',
+  'input',
+  'select',
+  'textarea',
+  'iframe',
+  'object',
+  'embed',
+  'dialog',
+]);
+/** Containers that are judged on their own evidence before they are kept. */
+const JUDGED = new Set([
+  'form',
+  'div',
+  'section',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'aside',
+  'header',
+  'footer',
+  'nav',
+  'figure',
+  'span',
+  'p',
+]);
+/** Prose points (about two real paragraphs) that make a form part of the content. */
+const MIN_FORM_PROSE = 6;
+/** Above this share of the chosen content, a block is the content itself, whatever its name. */
+const CONTENT_SHARE = 0.5;
+
+function isHeadingBlock(el: Element, stats: Map<Element, NodeStats>): boolean {
+  for (const child of el.children)
+    if (child.type === 'element' && HEADING_TAGS.has(child.tagName)) return true;
+  return stats.get(el)!.text > 0 && HEADING_TAGS.has(el.tagName);
+}
+
+/** Whether a block inside the content is boilerplate: a share bar, a comment section, a link list. */
+function isBoilerplate(el: Element, s: NodeStats, context: Context): boolean {
+  const { contentText, stats, lenient } = context;
+  if (ALWAYS_DROPPED.has(el.tagName)) return true;
+  if (!JUDGED.has(el.tagName)) return false;
+  if (s.text >= contentText * CONTENT_SHARE) return false;
+  const density = linkDensity(s);
+  const weight = hintWeight(el);
+  // A header inside the article carries its title and byline; keep it unless it is a menu.
+  if (el.tagName === 'header' && isHeadingBlock(el, stats)) return density > 0.5;
+  if (isNonMain(el)) return true;
+  // Forms are comment boxes and search fields, unless (as on shop and ASP.NET pages) they wrap prose.
+  if (el.tagName === 'form') return (context.prose.get(el) ?? 0) < MIN_FORM_PROSE;
+  // "Read also: <link>" lines between paragraphs are a paragraph that is mostly one link.
+  if (el.tagName === 'p')
+    return (weight < 0 && density > 0.3) || (density > 0.6 && s.text < 250 && s.commas <= 1);
+  if (weight <= FURNITURE_WEIGHT && !lenient) return true;
+  // A table of links is a data table (platforms, downloads), not a menu.
+  if (el.tagName === 'table') return false;
+  // Link lists (related stories, tag clouds, pagination): mostly links, little prose.
+  if (density > 0.5 && s.commas < 10) return true;
+  if ((el.tagName === 'ul' || el.tagName === 'ol') && density > 0.35 && s.commas < 5) return true;
+  return false;
+}
+
+/**
+ * The boilerplate blocks inside the chosen content, to be removed. Headings that only
+ * introduce a removed block ("Related articles") go with it.
+ */
+export function boilerplateIn(
+  nodes: Element[],
+  stats: Map<Element, NodeStats>,
+  prose: Map<Element, number>,
+): Set<RootContent> {
+  let contentText = 0;
+  for (const n of nodes) contentText += stats.get(n)!.text;
+  const strict = findBoilerplate(nodes, { contentText, stats, prose, lenient: false });
+  let removed = 0;
+  for (const n of strict) if (n.type === 'element') removed += stats.get(n)!.text;
+  // Class words alone would take most of the text away: on forums and Q&A pages the posts are
+  // named "comment" and are the content. Trust only the structural evidence then.
+  if (removed <= contentText * CONTENT_SHARE) return strict;
+  return findBoilerplate(nodes, { contentText, stats, prose, lenient: true });
+}
+
+interface Context {
+  contentText: number;
+  stats: Map<Element, NodeStats>;
+  prose: Map<Element, number>;
+  /** Whether negative class/id words alone are not enough to remove a block. */
+  lenient: boolean;
+}
+
+function findBoilerplate(nodes: Element[], context: Context): Set<RootContent> {
+  const { stats } = context;
+  const doomed = new Set<RootContent>();
+  const stack: Element[] = [...nodes];
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    let lastHeading: Element | undefined;
+    for (const child of el.children) {
+      if (child.type !== 'element') {
+        if (child.type === 'text' && child.value.trim() !== '') lastHeading = undefined;
+        continue;
+      }
+      const s = stats.get(child)!;
+      if (isBoilerplate(child, s, context)) {
+        doomed.add(child);
+        if (lastHeading && stats.get(lastHeading)!.text < 80) doomed.add(lastHeading);
+        lastHeading = undefined;
+        continue;
+      }
+      lastHeading = HEADING_TAGS.has(child.tagName) ? child : undefined;
+      stack.push(child);
+    }
+  }
+  return doomed;
+}

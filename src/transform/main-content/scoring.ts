@@ -1,0 +1,125 @@
+import type { Element } from 'hast';
+import { hasOnlyInlineChildren } from './blocks.ts';
+import { FURNITURE_WEIGHT, hintWeight, isLandmark } from './hints.ts';
+import type { NodeStats } from './stats.ts';
+import { linkDensity } from './stats.ts';
+import { isNonMain } from './upstream.ts';
+
+/** Elements whose text counts as a paragraph of prose when long enough. */
+const PARAGRAPH_TAGS = new Set(['p', 'pre', 'td']);
+/** Containers that hold text in inline children only (old pages with `<br>` layout). */
+const TEXT_CONTAINERS = new Set(['div', 'section', 'article', 'main', 'center', 'font', 'span']);
+
+/** Elements that hold text but never the content as a whole. */
+const NOT_CONTAINERS = new Set(['p', 'span', 'font', 'a', 'b', 'strong', 'em', 'i', 'small', 'label']);
+/** Shorter text is a label, a caption or a button, not a paragraph. */
+const MIN_PARAGRAPH_TEXT = 25;
+/** How far up a paragraph's points travel, and how much they fade at each level. */
+const SHARE_DIVIDERS = [1, 2, 6, 9, 12];
+
+function tagBonus(tag: string): number {
+  switch (tag) {
+    case 'div':
+    case 'article':
+    case 'main':
+      return 5;
+    case 'section':
+    case 'pre':
+    case 'td':
+    case 'blockquote':
+      return 3;
+    case 'address':
+    case 'ol':
+    case 'ul':
+    case 'dl':
+    case 'dd':
+    case 'dt':
+    case 'li':
+    case 'form':
+      return -3;
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6':
+    case 'th':
+      return -5;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * What an element says about itself before its text is counted: its tag, its class/id words,
+ * whether it is a declared landmark, and whether upstream's list calls it furniture. Each is
+ * one signal among several; a strong text score outweighs any of them.
+ */
+function priorScore(el: Element): number {
+  let score = tagBonus(el.tagName) + hintWeight(el);
+  if (isLandmark(el)) score += 25;
+  if (isNonMain(el)) score -= 25;
+  return score;
+}
+
+/** Points for one paragraph: longer, comma-rich prose counts more; linked text counts less. */
+function paragraphPoints(s: NodeStats): number {
+  return (1 + Math.min(s.commas, 20) + Math.min(3, Math.floor(s.text / 100))) * (1 - linkDensity(s));
+}
+
+function isParagraph(el: Element, s: NodeStats): boolean {
+  if (s.text < MIN_PARAGRAPH_TEXT) return false;
+  if (PARAGRAPH_TAGS.has(el.tagName)) return true;
+  // Documentation, recipes and product pages put their prose in list items.
+  if (el.tagName === 'li') return hasOnlyInlineChildren(el);
+  return TEXT_CONTAINERS.has(el.tagName) && hasOnlyInlineChildren(el);
+}
+
+export interface Scores {
+  /** Candidate containers and their scores. */
+  scores: Map<Element, number>;
+  /** Per container, the points of all prose inside it that is not inside furniture. */
+  prose: Map<Element, number>;
+}
+
+/**
+ * Candidate containers and their scores: every paragraph gives its points to its ancestors,
+ * fading with distance; a candidate's total plus its prior, scaled down by its link density
+ * (navigation and teaser lists are mostly links).
+ */
+export function scoreCandidates(stats: Map<Element, NodeStats>): Scores {
+  const raw = new Map<Element, number>();
+  const prose = new Map<Element, number>();
+  const furniture = new Map<Element, boolean>();
+  const isFurniture = (el: Element): boolean => {
+    const known = furniture.get(el);
+    if (known !== undefined) return known;
+    const verdict = hintWeight(el) <= FURNITURE_WEIGHT || isNonMain(el);
+    furniture.set(el, verdict);
+    return verdict;
+  };
+  for (const [el, s] of stats) {
+    if (!isParagraph(el, s)) continue;
+    const points = paragraphPoints(s);
+    // Prose totals, unfaded, stop at furniture: prose in a comment section or sidebar does not
+    // count for the containers around it.
+    for (let a: Element | undefined = el; a && !isFurniture(a); ) {
+      a = stats.get(a)!.parent;
+      if (a) prose.set(a, (prose.get(a) ?? 0) + points);
+    }
+    // Likewise for the faded scores: furniture may win on its own text (an article in a
+    // "widget"), but its paragraphs do not lift the containers around it.
+    let ancestor = isFurniture(el) ? undefined : s.parent;
+    for (let level = 0; ancestor && level < SHARE_DIVIDERS.length; ) {
+      // Text inside a paragraph or an inline wrapper credits the block around it instead.
+      if (!NOT_CONTAINERS.has(ancestor.tagName)) {
+        raw.set(ancestor, (raw.get(ancestor) ?? priorScore(ancestor)) + points / SHARE_DIVIDERS[level]!);
+        level++;
+      }
+      ancestor = isFurniture(ancestor) ? undefined : stats.get(ancestor)!.parent;
+    }
+  }
+  const scores = new Map<Element, number>();
+  for (const [el, score] of raw) scores.set(el, score * (1 - linkDensity(stats.get(el)!)));
+  return { scores, prose };
+}
