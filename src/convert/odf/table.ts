@@ -159,3 +159,12 @@ function buildRow(
   }
   return tr;
 }
+
+/** A cell holding one paragraph shows that paragraph's content, not a paragraph inside a cell. */
+export function cellContent(blocks: ElementContent[]): ElementContent[] {
+  const first = blocks[0];
+  return blocks.length === 1 && first?.type === 'element' && first.tagName === 'p' ? first.children : blocks;
+}
+
+export const TRUNCATED_REPEATS_WARNING =
+  'A table repeats its cells more often than Quire expands; the excess repeats were left out.';

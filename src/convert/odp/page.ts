@@ -3,7 +3,7 @@ import { type FrameContent, SHAPES } from '../odf/frames.ts';
 import { append, el } from '../odf/hast.ts';
 import { InlineWalker, plainText } from '../odf/inline.ts';
 import type { OdfStyles } from '../odf/styles.ts';
-import { convertTable } from '../odf/table.ts';
+import { cellContent, convertTable, TRUNCATED_REPEATS_WARNING } from '../odf/table.ts';
 import { child, type XmlElement } from '../package/xml.ts';
 import { TextBlocks } from './text-blocks.ts';
 
@@ -191,18 +191,10 @@ export class PageWalker {
   }
 
   private table(node: XmlElement): ElementContent {
-    const { table, truncated } = convertTable(node, (cell) => {
-      const blocks = this.text.blocks(cell);
-      const first = blocks[0];
-      return blocks.length === 1 && first?.type === 'element' && first.tagName === 'p'
-        ? first.children
-        : blocks;
-    });
+    const { table, truncated } = convertTable(node, (cell) => cellContent(this.text.blocks(cell)));
     if (truncated && !this.truncatedTable) {
       this.truncatedTable = true;
-      this.warnings.push(
-        'A table repeats its cells more often than Quire expands; the excess repeats were left out.',
-      );
+      this.warnings.push(TRUNCATED_REPEATS_WARNING);
     }
     return table;
   }

@@ -3,7 +3,7 @@ import { FrameContent, SHAPES } from '../odf/frames.ts';
 import { append, el } from '../odf/hast.ts';
 import { InlineWalker, plainText } from '../odf/inline.ts';
 import { type OdfStyles, PLAIN } from '../odf/styles.ts';
-import { convertTable } from '../odf/table.ts';
+import { cellContent, convertTable, TRUNCATED_REPEATS_WARNING } from '../odf/table.ts';
 import { child, type XmlBudget, type XmlElement } from '../package/xml.ts';
 import type { ZipPackage } from '../package/zip.ts';
 import { type Context, FLOW, NESTED } from './context.ts';
@@ -288,18 +288,10 @@ export class OdtWalker {
   // ------------------------------------------------------------------ tables and indexes
 
   private table(node: XmlElement): Element {
-    const { table, truncated } = convertTable(node, (cell) => {
-      const blocks = this.blocks(cell, NESTED);
-      const first = blocks[0];
-      return blocks.length === 1 && first?.type === 'element' && first.tagName === 'p'
-        ? first.children
-        : blocks;
-    });
+    const { table, truncated } = convertTable(node, (cell) => cellContent(this.blocks(cell, NESTED)));
     if (truncated && !this.truncatedTable) {
       this.truncatedTable = true;
-      this.warnings.push(
-        'A table repeats its cells more often than Quire expands; the excess repeats were left out.',
-      );
+      this.warnings.push(TRUNCATED_REPEATS_WARNING);
     }
     return table;
   }
