@@ -27,11 +27,16 @@ import { median, nowMs, ratio } from './stats.ts';
 // run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
-// 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16).
+// 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16). While working on one part,
+// QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS (corpus formats) narrow the
+// run; a narrowed run writes bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
 
 const benchDir = path.join(repoRoot, 'bench');
 const outRoot = path.join(benchDir, 'out');
 const resultsPath = path.join(benchDir, 'RESULTS.md');
+const partialResultsPath = path.join(outRoot, 'RESULTS.partial.md');
+const sections = ['corpus', 'pdf', 'big', 'load'] as const;
+type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
 const quireMain = path.join(repoRoot, 'src/main.ts');
 
@@ -42,6 +47,17 @@ function intEnv(name: string, fallback: number, min: number, maxValue: number): 
   if (!Number.isInteger(n) || n < min || n > maxValue)
     throw new Error(`${name} must be an integer from ${min} to ${maxValue}`);
   return n;
+}
+
+/** A comma-separated list from the environment, each item checked against what is allowed. */
+function listEnv<T extends string>(name: string, allowed: readonly T[]): T[] | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const items = raw.split(',').map((x) => x.trim());
+  const unknown = items.filter((x) => !allowed.includes(x as T));
+  if (unknown.length > 0)
+    throw new Error(`${name}: unknown ${unknown.join(', ')} (known: ${allowed.join(', ')})`);
+  return items as T[];
 }
 
 function log(message: string): void {
@@ -250,6 +266,8 @@ async function main(): Promise<void> {
   const started = nowMs();
   const loadSeconds = intEnv('QUIRE_BENCH_LOAD_SECONDS', 30, 0, 600);
   const concurrency = intEnv('QUIRE_BENCH_CONCURRENCY', 16, 1, 256);
+  const only = listEnv('QUIRE_BENCH_ONLY', sections);
+  const runs = (section: Section) => !only || only.includes(section);
   const corpus = corpusDir();
   if (!fs.existsSync(corpus)) throw new Error(`corpus not found at ${corpus} (set QUIRE_CORPUS_DIR)`);
 
@@ -269,39 +287,52 @@ async function main(): Promise<void> {
 
   // PDF has its own section (bench/pdf.ts); the other formats share the table below.
   formats = formats.filter((f) => f !== 'pdf');
+  const onlyFormats = listEnv('QUIRE_BENCH_FORMATS', formats);
+  if (onlyFormats) formats = onlyFormats;
   const cases = findCases(corpus, formats);
-  log(
-    `corpus ${corpus}: ${cases.length} cases in ${formats.join(', ')}; tools ${tools.map((t) => t.id).join(', ')}`,
-  );
-  const runs = await runQuality(tools, cases, outRoot);
-  const scored: Scored[] = [];
-  for (const run of runs) scored.push({ run, report: await score(corpus, run) });
-  const qualityS = (nowMs() - started) / 1000;
-  log(`corpus done in ${qualityS.toFixed(0)} s`);
+  let qualityLines: string[] = [];
+  if (runs('corpus')) {
+    log(
+      `corpus ${corpus}: ${cases.length} cases in ${formats.join(', ')}; tools ${tools.map((t) => t.id).join(', ')}`,
+    );
+    const scored: Scored[] = [];
+    for (const run of await runQuality(tools, cases, outRoot))
+      scored.push({ run, report: await score(corpus, run) });
+    qualityLines = qualitySection(scored, formats, cases);
+    log(`corpus done in ${((nowMs() - started) / 1000).toFixed(0)} s`);
+  }
 
   // PDF: its corpus is organised by subset, and its peers differ.
-  const pdfTools: PdfTool[] = [];
-  if (quire.ok && quire.formats.includes('pdf')) {
-    pdfTools.push({
-      id: 'quire',
-      label: 'Quire',
-      how: 'in-process `parseDocument`, mode auto (OCR only for pages without a usable text layer)',
-      maxPages: true,
-      convert: (file, bytes, opts) =>
-        quire.convertWith(bytes, path.basename(file), 'pdf', {
-          parsers: [{ type: 'pdf', mode: 'auto', ...(opts.maxPages ? { maxPages: opts.maxPages } : {}) }],
-        }),
-    });
-  } else notes.push('Quire does not convert PDF in this build; the PDF section shows the peers only.');
-  pdfTools.push(...pdfPeers);
-  log('pdf corpus, by subset');
-  const pdfResult = await runPdfBench(pdfTools, corpus, outRoot, log);
-  const bigPdf = pdfResult.cases.find((c) => c.subset === 'big');
-  const throughput = bigPdf ? await measureThroughput(bigPdf.file, bigPdf.vectors.maxPages?.pages ?? 0) : [];
-  const pdfLines = pdfSection(pdfResult, throughput);
+  let pdfLines: string[] = [];
+  if (runs('pdf')) {
+    const pdfTools: PdfTool[] = [];
+    if (quire.ok && quire.formats.includes('pdf')) {
+      pdfTools.push({
+        id: 'quire',
+        label: 'Quire',
+        how: 'in-process `parseDocument`, mode auto (OCR only for pages without a usable text layer)',
+        maxPages: true,
+        convert: (file, bytes, opts) =>
+          quire.convertWith(bytes, path.basename(file), 'pdf', {
+            parsers: [{ type: 'pdf', mode: 'auto', ...(opts.maxPages ? { maxPages: opts.maxPages } : {}) }],
+          }),
+      });
+    } else notes.push('Quire does not convert PDF in this build; the PDF section shows the peers only.');
+    pdfTools.push(...pdfPeers);
+    log('pdf corpus, by subset');
+    const pdfResult = await runPdfBench(pdfTools, corpus, outRoot, log);
+    const bigPdf = pdfResult.cases.find((c) => c.subset === 'big');
+    const throughput = bigPdf
+      ? await measureThroughput(bigPdf.file, bigPdf.vectors.maxPages?.pages ?? 0)
+      : [];
+    pdfLines = pdfSection(pdfResult, throughput);
+  }
 
-  log('big documents: one conversion per tool in a fresh process');
-  const bigLines = bigDocumentsSection(await runBigDocuments(path.join(outRoot, 'big'), log));
+  let bigLines: string[] = [];
+  if (runs('big')) {
+    log('big documents: one conversion per tool in a fresh process');
+    bigLines = bigDocumentsSection(await runBigDocuments(path.join(outRoot, 'big'), log));
+  }
 
   // HTTP load: the formats both servers read.
   let loadLines: string[] = [];
@@ -309,7 +340,7 @@ async function main(): Promise<void> {
   const uploads: Upload[] = cases
     .filter((c) => loadFormats.includes(c.format))
     .map((c) => ({ name: c.name, type: mimeTypeOf(c.format), bytes: c.bytes }));
-  if (loadSeconds > 0 && uploads.length > 0) {
+  if (runs('load') && loadSeconds > 0 && uploads.length > 0) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-'));
     try {
       const opts = {
@@ -353,7 +384,7 @@ async function main(): Promise<void> {
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  } else {
+  } else if (runs('load')) {
     notes.push('The HTTP load test was skipped (QUIRE_BENCH_LOAD_SECONDS=0 or no HTML/CSV cases).');
   }
 
@@ -368,7 +399,10 @@ async function main(): Promise<void> {
     `- Corpus: ${path.relative(repoRoot, corpus) || corpus} (${cases.length} cases); bench run time ${totalS.toFixed(0)} s`,
     '',
     ...(notes.length > 0 ? [...notes.map((n) => `> ${n}`), ''] : []),
-    ...qualitySection(scored, formats, cases),
+    ...(only || onlyFormats
+      ? [`> Partial run: sections ${(only ?? sections).join(', ')}; formats ${formats.join(', ')}.`, '']
+      : []),
+    ...qualityLines,
     ...pdfLines,
     ...bigLines,
     ...loadLines,
@@ -380,8 +414,10 @@ async function main(): Promise<void> {
       '`node ../shared/eval/score.mjs --dir ../shared/corpus --outputs bench/out/quire --formats html,csv`.',
     '',
   ].join('\n');
-  fs.writeFileSync(resultsPath, md);
-  log(`wrote ${path.relative(process.cwd(), resultsPath)} in ${totalS.toFixed(0)} s`);
+  const target = only || onlyFormats ? partialResultsPath : resultsPath;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, md);
+  log(`wrote ${path.relative(process.cwd(), target)} in ${totalS.toFixed(0)} s`);
 }
 
 main().catch((err: unknown) => {
