@@ -48,6 +48,47 @@ export const configSchema = z.object({
   QUIRE_SHUTDOWN_GRACE_MS: intVar(30_000, 0, 600_000).describe(
     'How long shutdown waits for in-flight requests to finish.',
   ),
+  QUIRE_PUBLIC_URL: z
+    .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+    .default('')
+    .describe(
+      "Base URL clients reach Quire at (https://quire.example.com), used in sessions' cdpUrl and live view URLs; empty: taken from each request's Host header.",
+    ),
+  QUIRE_NODE_ID: z
+    .string()
+    .min(1)
+    .default(os.hostname())
+    .describe('Name of this node, recorded with each browser session it holds (default: the host name).'),
+  QUIRE_CHROMIUM_PATH: z
+    .string()
+    .min(1)
+    .default('/usr/bin/chromium')
+    .describe('Chromium executable for interact sessions (the Debian chromium package).'),
+  QUIRE_SESSIONS_MAX: intVar(20, 0, 10_000).describe(
+    'Browser sessions this node holds at once; past it, create answers 429. 0 turns sessions off.',
+  ),
+  QUIRE_SESSIONS_PER_TEAM: intVar(10, 1, 10_000).describe(
+    'Browser sessions one team may hold at once; past it, create answers 429.',
+  ),
+  QUIRE_SESSIONS_MIN_FREE_MB: intVar(1024, 0, 1_048_576).describe(
+    'Free memory (MemAvailable) below which no new browser session starts (429).',
+  ),
+  QUIRE_SESSIONS_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .describe(
+      'Comma-separated host names or IPs that sessions may reach although they are private or loopback (by name as written in the URL; every port).',
+    ),
+  QUIRE_SESSIONS_EXECUTE: z
+    .stringbool()
+    .default(false)
+    .describe("Turns on POST /v2/interact/{id}/execute, which runs the caller's Node code on this host."),
+  QUIRE_SESSION_SECRET: z
+    .string()
+    .default('')
+    .describe(
+      'Secret the session tokens in cdpUrl and live view URLs are derived from; empty: one is generated into the data folder.',
+    ),
 });
 
 export type Config = z.infer<typeof configSchema> & { dbPath: string };
