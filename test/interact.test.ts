@@ -44,11 +44,14 @@ describe('interact sessions', () => {
     QUIRE_SESSIONS_PER_TEAM: '4',
   });
   const site = useTestSite();
-  // Created first and left alone: the last test sees its activityTtl end it.
+  // Created first: the last test sees activityTtl end the idle one, while an open live viewer
+  // keeps the watched one alive.
   let idle: { id: string };
+  let watched: { id: string; viewer: WebSocket };
   before(async () => {
+    idle = { id: (await createSession(server(), { activityTtl: 10 })).id };
     const created = await createSession(server(), { activityTtl: 10 });
-    idle = { id: created.id };
+    watched = { id: created.id, viewer: (await openLiveSocket(created.liveViewUrl)).ws };
   });
 
   it('hands out a session that Playwright drives over cdpUrl: fill a form, click, read the result', async () => {
@@ -255,14 +258,18 @@ describe('interact sessions', () => {
       const view = await viewer.newPage();
       const response = await view.goto(created.liveViewUrl);
       assert.match(response!.headers()['content-security-policy']!, /default-src 'none'/);
-      // Page functions are given as source text: the tests are type-checked without the DOM library.
-      await view.waitForFunction('Number(document.body.dataset.frames) >= 1', undefined, { timeout: 20_000 });
+      // The page's CSP forbids eval, which Playwright's waitForFunction needs: poll instead.
+      // Page code is given as source text: the tests are type-checked without the DOM library.
+      const frames = async () => Number(await view.evaluate('document.body.dataset.frames'));
+      await waitFor('a first frame', async () => ((await frames()) >= 1 ? true : undefined), 20_000);
       assert.equal(await view.evaluate('document.body.dataset.mode'), 'read-only');
-      const before = Number(await view.evaluate('document.body.dataset.frames'));
+      const before = await frames();
       await page.evaluate('document.body.style.background = "rgb(200, 30, 30)"');
-      await view.waitForFunction(`Number(document.body.dataset.frames) > ${before}`, undefined, {
-        timeout: 20_000,
-      });
+      await waitFor(
+        'a frame of the change',
+        async () => ((await frames()) > before ? true : undefined),
+        20_000,
+      );
 
       const box = (await page.locator('#b').boundingBox())!;
       const click = (event: string) => ({
@@ -300,9 +307,11 @@ describe('interact sessions', () => {
 
       // Ending the session tells the viewers.
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-      await view.waitForFunction('document.body.dataset.ended === "true"', undefined, {
-        timeout: 10_000,
-      });
+      await waitFor(
+        'the viewer page to show the end',
+        async () => ((await view.evaluate('document.body.dataset.ended')) === 'true' ? true : undefined),
+        10_000,
+      );
       await waitFor('the ended message', async () => control.messages.find((m) => m.type === 'ended'), 5_000);
       readOnly.ws.close();
       control.ws.close();
@@ -406,22 +415,28 @@ describe('interact sessions', () => {
   });
 
   it('caps a team’s concurrent sessions with 429', async () => {
+    // A team of its own, so the other tests' sessions do not count.
+    const key = await otherTeamKey(server(), 'capped-team');
     const made: string[] = [];
     try {
       let over: Awaited<ReturnType<typeof api>> | undefined;
       while (!over && made.length < 5) {
-        const reply = await api(server(), 'POST', '/v2/interact', {});
+        const reply = await api(server(), 'POST', '/v2/interact', {}, key);
         if (reply.status === 200) made.push(reply.body.id);
         else over = reply;
       }
+      assert.equal(made.length, 4);
       assert.equal(over?.status, 429);
-      const active = (await api(server(), 'GET', '/v2/interact?status=active')).body.sessions;
-      assert.equal(active.length, 4);
       assert.match(over.body.error, /maximum number of concurrent browser sessions \(4\)/);
       assert.deepEqual(Object.keys(over.body), ['error']);
       assert.ok(over.headers.get('retry-after'));
+      // A slot freed is a slot to use.
+      await api(server(), 'DELETE', `/v2/interact/${made.pop()}`, undefined, key);
+      const again = await api(server(), 'POST', '/v2/interact', {}, key);
+      assert.equal(again.status, 200);
+      made.push(again.body.id);
     } finally {
-      for (const id of made) await api(server(), 'DELETE', `/v2/interact/${id}`);
+      for (const id of made) await api(server(), 'DELETE', `/v2/interact/${id}`, undefined, key);
     }
   });
 
@@ -474,7 +489,7 @@ describe('interact sessions', () => {
     assert.equal((await api(server(), 'DELETE', `/v2/interact/${created.id}`)).status, 200);
   });
 
-  it('ends a session after its activityTtl of idleness', async () => {
+  it('ends a session after its activityTtl of idleness, unless someone watches it', async () => {
     const record = await waitFor(
       'the idle session to end',
       async () => {
@@ -486,5 +501,12 @@ describe('interact sessions', () => {
     assert.equal(record.closeReason, 'no activity for 10 s (activityTtl)');
     const lived = Date.parse(record.closedAt) - Date.parse(record.createdAt);
     assert.ok(lived >= 10_000 && lived < 25_000, `lived ${lived} ms`);
+
+    const watchedNow = await api(server(), 'GET', `/v2/interact/${watched.id}`);
+    assert.equal(watchedNow.body.status, 'active');
+    assert.ok(Date.now() - Date.parse(watchedNow.body.createdAt) > 10_000);
+    assert.ok(Date.now() - Date.parse(watchedNow.body.lastActivity) < 5_000, 'the viewer counts as activity');
+    watched.viewer.close();
+    await api(server(), 'DELETE', `/v2/interact/${watched.id}`);
   });
 });

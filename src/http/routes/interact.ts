@@ -1,68 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Config } from '../../config.ts';
-import { limits } from '../../limits.ts';
 import { validationError } from '../../options/validate.ts';
 import { livePageCsp, livePageHtml } from '../../sessions/live-page.ts';
 import type { PublicBase, SessionService } from '../../sessions/session-service.ts';
 import { ApiError } from '../errors.ts';
+import { createSessionBody, executeBody, listSessionsQuery } from '../interact-schemas.ts';
 
 export interface InteractRouteDeps {
   sessions: SessionService;
   config: Config;
 }
-
-const between = (min: number, max: number) => `must be an integer from ${min} to ${max}`;
-const intBetween = (min: number, max: number, fallback: number) =>
-  z
-    .number({ error: between(min, max) })
-    .int({ error: between(min, max) })
-    .min(min, { error: between(min, max) })
-    .max(max, { error: between(min, max) })
-    .default(fallback);
-
-/** Upstream's create body (behaviour doc §7); unknown keys are refused by name. */
-const createBody = z.strictObject({
-  ttl: intBetween(limits.sessionTtlMinS, limits.sessionTtlMaxS, limits.sessionTtlDefaultS),
-  activityTtl: intBetween(
-    limits.sessionActivityTtlMinS,
-    limits.sessionActivityTtlMaxS,
-    limits.sessionActivityTtlDefaultS,
-  ),
-  streamWebView: z.boolean({ error: 'must be a boolean' }).default(true),
-  recordSession: z.boolean({ error: 'must be a boolean' }).optional(),
-  profile: z
-    .strictObject({
-      name: z
-        .string({ error: `must be a string of 1 to ${limits.profileNameChars} characters` })
-        .min(1, { error: `must be a string of 1 to ${limits.profileNameChars} characters` })
-        .max(limits.profileNameChars, {
-          error: `must be a string of 1 to ${limits.profileNameChars} characters`,
-        }),
-      saveChanges: z.boolean({ error: 'must be a boolean' }).default(true),
-    })
-    .optional(),
-  integration: z.string({ error: 'must be a string' }).nullable().optional(),
-  origin: z.string({ error: 'must be a string' }).optional(),
-});
-
-const executeBody = z.strictObject({
-  code: z
-    .string({ error: 'must be a string' })
-    .min(1, { error: 'must not be empty' })
-    .refine((code) => Buffer.byteLength(code) <= limits.executeCodeBytes, {
-      error: `must be at most ${limits.executeCodeBytes} bytes`,
-    }),
-  language: z
-    .enum(['node', 'python', 'bash'], { error: 'must be one of node, python, bash' })
-    .default('node'),
-  timeout: intBetween(limits.executeTimeoutMinS, limits.executeTimeoutMaxS, limits.executeTimeoutDefaultS),
-  origin: z.string({ error: 'must be a string' }).optional(),
-});
-
-const listQuery = z.strictObject({
-  status: z.enum(['active', 'destroyed'], { error: 'must be active or destroyed' }).optional(),
-});
 
 function parse<T extends z.ZodType>(schema: T, root: string, input: unknown): z.infer<T> {
   const parsed = schema.safeParse(input ?? {});
@@ -93,7 +41,7 @@ export async function interactRoutes(app: FastifyInstance, deps: InteractRouteDe
   const { sessions, config } = deps;
 
   app.post('/', async (request) => {
-    const body = parse(createBody, 'body', request.body);
+    const body = parse(createSessionBody, 'body', request.body);
     if (body.recordSession === true) {
       throw new ApiError(
         501,
@@ -115,7 +63,7 @@ export async function interactRoutes(app: FastifyInstance, deps: InteractRouteDe
   });
 
   app.get('/', async (request) => {
-    const query = parse(listQuery, 'query', request.query);
+    const query = parse(listSessionsQuery, 'query', request.query);
     const base = publicBase(config, request);
     const records = await sessions.list(request.principal!.team, query.status);
     return { success: true, sessions: records.map((r) => sessions.view(r, base)) };
