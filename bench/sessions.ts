@@ -303,50 +303,38 @@ export function sessionsSection(r: SessionsResult): string[] {
   if (r.error && r.quireReadyMs.length === 0) {
     return ['## Interact sessions', '', `Not measured: ${r.error}`, ''];
   }
-  const p = (xs: number[], q: number) => percentile(xs, q);
-  const medianOf = (xs: Memory[], f: (m: Memory) => number) => median(xs.map(f));
+  /** A row with both sides and their ratio. */
+  const row = (
+    label: string,
+    quire: number | null,
+    peer: number | null,
+    show: (x: number | null) => string,
+  ) => [label, show(quire), show(peer), fmtRatio(ratio(quire, peer))];
+  const latency = (q: number) => percentile(r.quireReadyMs, q);
+  const peerLatency = (q: number) => percentile(r.peerReadyMs, q);
+  const idle = (xs: Memory[], f: (m: Memory) => number) => median(xs.map(f));
   const latencyRows = [
-    [
-      'create to usable, p50 (ms)',
-      fmtMs(p(r.quireReadyMs, 50)),
-      fmtMs(p(r.peerReadyMs, 50)),
-      fmtRatio(ratio(p(r.quireReadyMs, 50), p(r.peerReadyMs, 50))),
-    ],
-    [
-      'create to usable, p99 (ms)',
-      fmtMs(p(r.quireReadyMs, 99)),
-      fmtMs(p(r.peerReadyMs, 99)),
-      fmtRatio(ratio(p(r.quireReadyMs, 99), p(r.peerReadyMs, 99))),
-    ],
-    ['of which POST /v2/interact, p50 (ms)', fmtMs(p(r.quireCreateMs, 50)), dash, dash],
-    [
+    row('create to usable, p50 (ms)', latency(50), peerLatency(50), fmtMs),
+    row('create to usable, p99 (ms)', latency(99), peerLatency(99), fmtMs),
+    ['of which POST /v2/interact, p50 (ms)', fmtMs(percentile(r.quireCreateMs, 50)), dash, dash],
+    row(
       'idle browser, PSS (MB, median)',
-      mb(medianOf(r.quireIdle, (m) => m.pssKb)),
-      mb(medianOf(r.peerIdle, (m) => m.pssKb)),
-      fmtRatio(
-        ratio(
-          medianOf(r.quireIdle, (m) => m.pssKb),
-          medianOf(r.peerIdle, (m) => m.pssKb),
-        ),
-      ),
-    ],
-    [
+      idle(r.quireIdle, (m) => m.pssKb),
+      idle(r.peerIdle, (m) => m.pssKb),
+      mb,
+    ),
+    row(
       'idle browser, RSS summed over its processes (MB, median)',
-      mb(medianOf(r.quireIdle, (m) => m.rssKb)),
-      mb(medianOf(r.peerIdle, (m) => m.rssKb)),
-      fmtRatio(
-        ratio(
-          medianOf(r.quireIdle, (m) => m.rssKb),
-          medianOf(r.peerIdle, (m) => m.rssKb),
-        ),
-      ),
-    ],
-    [
+      idle(r.quireIdle, (m) => m.rssKb),
+      idle(r.peerIdle, (m) => m.rssKb),
+      mb,
+    ),
+    row(
       'processes per browser (median)',
-      String(medianOf(r.quireIdle, (m) => m.processes) ?? dash),
-      String(medianOf(r.peerIdle, (m) => m.processes) ?? dash),
-      dash,
-    ],
+      idle(r.quireIdle, (m) => m.processes),
+      idle(r.peerIdle, (m) => m.processes),
+      (x) => (x === null ? dash : String(x)),
+    ),
   ];
   const perHeldPss = r.heldTotal && r.held > 0 ? r.heldTotal.pssKb / r.held : null;
   const serverDelta =

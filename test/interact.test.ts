@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -44,6 +46,16 @@ describe('interact sessions', () => {
     QUIRE_SESSIONS_PER_TEAM: '4',
   });
   const site = useTestSite();
+  /** The session as GET shows it once it is destroyed. */
+  const destroyed = (id: string, ms: number) =>
+    waitFor(
+      `session ${id} to be destroyed`,
+      async () => {
+        const one = await api(server(), 'GET', `/v2/interact/${id}`);
+        return one.body.status === 'destroyed' ? one.body : undefined;
+      },
+      ms,
+    );
   // Created first: the last test sees activityTtl end the idle one, while an open live viewer
   // keeps the watched one alive.
   let idle: { id: string };
@@ -243,6 +255,22 @@ describe('interact sessions', () => {
         /outside the session's upload folder/,
       );
       await assert.rejects(cdp.send('Browser.close'), /DELETE the session instead/);
+
+      // Downloads land in the session's own folder, whatever folder a client names.
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-elsewhere-'));
+      const browserCdp = await browser.newBrowserCDPSession();
+      await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: elsewhere });
+      await page.goto(`${site()}/download`).catch(() => {});
+      const downloads = path.join(server().dataDir, 'sessions', 'run', created.id, 'downloads');
+      const saved = await waitFor(
+        'the download',
+        async () =>
+          fs.existsSync(path.join(downloads, 'report.txt')) ? path.join(downloads, 'report.txt') : undefined,
+        10_000,
+      );
+      assert.equal(fs.readFileSync(saved, 'utf8'), 'downloaded bytes');
+      assert.deepEqual(fs.readdirSync(elsewhere), []);
+      fs.rmSync(elsewhere, { recursive: true });
     } finally {
       await browser.close();
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
@@ -477,27 +505,13 @@ describe('interact sessions', () => {
     const pid = recordedPid(server().dataDir, created.id);
     assert.ok(isRunning(pid));
     process.kill(pid, 'SIGKILL');
-    const record = await waitFor(
-      'the session to be destroyed',
-      async () => {
-        const one = await api(server(), 'GET', `/v2/interact/${created.id}`);
-        return one.body.status === 'destroyed' ? one.body : undefined;
-      },
-      10_000,
-    );
+    const record = await destroyed(created.id, 10_000);
     assert.match(record.closeReason, /the browser exited unexpectedly \(signal SIGKILL\)/);
     assert.equal((await api(server(), 'DELETE', `/v2/interact/${created.id}`)).status, 200);
   });
 
   it('ends a session after its activityTtl of idleness, unless someone watches it', async () => {
-    const record = await waitFor(
-      'the idle session to end',
-      async () => {
-        const one = await api(server(), 'GET', `/v2/interact/${idle.id}`);
-        return one.body.status === 'destroyed' ? one.body : undefined;
-      },
-      30_000,
-    );
+    const record = await destroyed(idle.id, 30_000);
     assert.equal(record.closeReason, 'no activity for 10 s (activityTtl)');
     const lived = Date.parse(record.closedAt) - Date.parse(record.createdAt);
     assert.ok(lived >= 10_000 && lived < 25_000, `lived ${lived} ms`);

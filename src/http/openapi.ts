@@ -69,6 +69,11 @@ const sessionFields: Record<string, JsonSchema> = {
   lastActivity: { type: 'string', format: 'date-time' },
 };
 
+const object = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', properties });
+const boolean: JsonSchema = { type: 'boolean' };
+const string: JsonSchema = { type: 'string' };
+const integer: JsonSchema = { type: 'integer' };
+
 /** The interact session routes (also served under /v2/browser). */
 function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): Record<string, unknown> {
   const session = { $ref: '#/components/schemas/InteractSession' };
@@ -87,17 +92,16 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
         responses: {
           '200': {
             description: 'The session and its URLs',
-            content: json({
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
+            content: json(
+              object({
+                success: boolean,
                 id: sessionFields.id!,
                 cdpUrl: sessionFields.cdpUrl!,
                 liveViewUrl: sessionFields.liveViewUrl!,
                 interactiveLiveViewUrl: sessionFields.interactiveLiveViewUrl!,
                 expiresAt: { type: 'string', format: 'date-time' },
-              },
-            }),
+              }),
+            ),
           },
           '400': { description: 'Invalid request', content: json(errorBody('BAD_REQUEST')) },
           '409': { description: 'The profile already has a writer', content: json(errorBody()) },
@@ -114,10 +118,7 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
         responses: {
           '200': {
             description: 'Sessions',
-            content: json({
-              type: 'object',
-              properties: { success: { type: 'boolean' }, sessions: { type: 'array', items: session } },
-            }),
+            content: json(object({ success: boolean, sessions: { type: 'array', items: session } })),
           },
         },
       },
@@ -135,14 +136,7 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
         responses: {
           '200': {
             description: 'Ended',
-            content: json({
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                status: { type: 'string' },
-                sessionDurationMs: { type: 'integer' },
-              },
-            }),
+            content: json(object({ success: boolean, status: string, sessionDurationMs: integer })),
           },
           ...sessionErrors,
         },
@@ -157,18 +151,17 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
         responses: {
           '200': {
             description: 'What the code printed and returned',
-            content: json({
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                stdout: { type: 'string' },
-                result: { type: 'string' },
-                stderr: { type: 'string' },
-                exitCode: { type: 'integer' },
-                killed: { type: 'boolean' },
-                error: { type: 'string' },
-              },
-            }),
+            content: json(
+              object({
+                success: boolean,
+                stdout: string,
+                result: string,
+                stderr: string,
+                exitCode: integer,
+                killed: boolean,
+                error: string,
+              }),
+            ),
           },
           ...sessionErrors,
           '410': { description: 'Browser session has been destroyed.', content: json(errorBody()) },
@@ -193,7 +186,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       schemas: {
         ParseOptions: optionsJsonSchema(),
         CreateInteractSession: inputSchema(createSessionBody),
-        InteractSession: { type: 'object', properties: sessionFields },
+        InteractSession: object(sessionFields),
       },
     },
     security: [{ bearerAuth: [] }],

@@ -121,6 +121,13 @@ export function useTestSite(): () => string {
         res.writeHead(302, { location: String(url.searchParams.get('to')) });
         res.end();
         return;
+      case '/download':
+        res.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': 'attachment; filename="report.txt"',
+        });
+        res.end('downloaded bytes');
+        return;
       case '/button':
         html(
           '<button id="b" style="position:absolute;left:40px;top:40px;width:200px;height:80px">press</button><p id="out">not pressed</p>' +
