@@ -218,6 +218,11 @@ export const limits = {
   executeTimeoutDefaultS: 30,
   /** stdout and stderr kept from one execute, each; the rest is cut and said to be. */
   executeOutputBytes: 1 * MiB,
+  /**
+   * Execute calls running at once in one session. Each is a Node process of ~60-100 MB driving
+   * the same pages; two cover a caller overlapping calls, more is a runaway loop.
+   */
+  sessionExecutions: 2,
   /** Heap of the process that runs an execute: Playwright's client needs ~60 MB. */
   executeHeapMb: 256,
 } as const;

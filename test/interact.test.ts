@@ -385,6 +385,23 @@ describe('interact sessions', () => {
       });
       assert.equal(slow.body.killed, true);
       assert.match(slow.body.error, /timed out after 1 s/);
+      // Two at a time per session; a third waits its turn.
+      const running = [1, 2].map(() =>
+        api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+          code: 'await new Promise(() => {});',
+          timeout: 2,
+        }),
+      );
+      const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
+      const executing = () => fs.readdirSync(sessionDir).filter((f) => f.startsWith('exec-')).length;
+      await waitFor('two executions to start', async () => (executing() === 2 ? true : undefined), 3_000);
+      const third = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' });
+      assert.equal(third.status, 429);
+      assert.match(third.body.error, /already runs 2 execute calls/);
+      assert.deepEqual(
+        (await Promise.all(running)).map((r) => r.body.killed),
+        [true, true],
+      );
       const bash = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
         code: 'ls',
         language: 'bash',

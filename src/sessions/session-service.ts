@@ -374,28 +374,36 @@ export class SessionService {
    */
   private end(held: Held, reason: string): Promise<void> {
     held.ending ??= (async () => {
-      clearTimeout(held.expiryTimer);
-      clearTimeout(held.flushTimer);
-      held.live?.end(reason);
-      for (const socket of held.sockets) socket.close(1000, 'session destroyed');
-      for (const kill of held.executions) kill();
-      await held.ready.catch(() => {});
-      const { browser, cdp, record } = held;
-      if (browser) {
-        await browser.close(
-          () => cdp?.send('Browser.close') ?? Promise.resolve(),
-          limits.browserCloseGraceMs,
-        );
+      const { record } = held;
+      try {
+        clearTimeout(held.expiryTimer);
+        clearTimeout(held.flushTimer);
+        held.live?.end(reason);
+        for (const socket of held.sockets) socket.close(1000, 'session destroyed');
+        for (const kill of held.executions) kill();
+        await held.ready.catch(() => {});
+        const { browser, cdp } = held;
+        if (browser) {
+          await browser.close(
+            () => cdp?.send('Browser.close') ?? Promise.resolve(),
+            limits.browserCloseGraceMs,
+          );
+        }
+        cdp?.close();
+        if (browser && record.profileName && record.profileWriter) {
+          await this.profiles.save(record.team, record.profileName, path.join(held.dir, 'profile'));
+        }
+      } catch (err) {
+        this.log.error({ err, sessionId: record.id }, 'session did not end cleanly');
       }
-      cdp?.close();
-      if (browser && record.profileName && record.profileWriter) {
-        await this.profiles
-          .save(record.team, record.profileName, path.join(held.dir, 'profile'))
-          .catch((err: unknown) => this.log.error({ err, sessionId: record.id }, 'profile not saved'));
-      }
+      // Whatever failed above, the folder goes and the session is recorded as ended.
       await fs.promises.rm(held.dir, { recursive: true, force: true }).catch(() => {});
-      await this.store.touchSession(record.id, record.lastActivity);
-      await this.store.markSessionDestroyed(record.id, new Date().toISOString(), reason);
+      try {
+        await this.store.touchSession(record.id, record.lastActivity);
+        await this.store.markSessionDestroyed(record.id, new Date().toISOString(), reason);
+      } catch (err) {
+        this.log.error({ err, sessionId: record.id }, 'session end not recorded');
+      }
       this.held.delete(record.id);
       this.log.info({ sessionId: record.id, reason }, 'session destroyed');
     })();
@@ -489,6 +497,13 @@ export class SessionService {
     const record = await this.get(team, id);
     const held = this.held.get(id);
     if (record.status !== 'active' || !held || held.ending) throw gone();
+    if (held.executions.size >= limits.sessionExecutions) {
+      throw new ApiError(
+        429,
+        undefined,
+        `This session already runs ${limits.sessionExecutions} execute calls; wait for one to finish.`,
+      );
+    }
     this.touch(held);
     const result = await runExecute({
       code: body.code,
