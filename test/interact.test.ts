@@ -6,6 +6,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { useServer } from './helpers/server.ts';
 import {
@@ -112,6 +113,22 @@ describe('interact sessions', () => {
     assert.equal(deleted.status, 200);
     assert.equal(deleted.body.success, true);
     assert.ok(deleted.body.sessionDurationMs > 0);
+  });
+
+  it('Puppeteer connects through cdpUrl too', async () => {
+    const created = await createSession(server());
+    const browser = await puppeteer.connect({ browserWSEndpoint: created.cdpUrl, defaultViewport: null });
+    try {
+      const [page] = await browser.pages();
+      await page!.goto(`${site()}/form`);
+      await page!.type('#name', 'Puppeteer');
+      await page!.click('#go');
+      assert.equal(await page!.$eval('#out', (el) => el.textContent), 'Hello, Puppeteer!');
+      assert.match(await browser.version(), /Chrome\//);
+    } finally {
+      await browser.disconnect();
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
   });
 
   it('refuses a CDP connection without the session token, and after the session ends', async () => {
