@@ -66,7 +66,7 @@ const clockTicks = 100; // USER_HZ: fixed at 100 on Linux for /proc/<pid>/stat
 
 // ------------------------------------------------------------------ /proc sampling
 
-function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+export function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const m = fs
       .readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -78,7 +78,7 @@ function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
 }
 
 /** The pid and all its descendants, through every thread's `children` list. */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   const seen = [pid];
   for (let i = 0; i < seen.length; i++) {
     const p = seen[i]!;
@@ -181,7 +181,10 @@ interface Started {
   tail: () => string;
 }
 
-async function startServer(spec: ServerSpec, timeoutMs = 30_000): Promise<Started & { startupMs: number }> {
+export async function startServer(
+  spec: ServerSpec,
+  timeoutMs = 30_000,
+): Promise<Started & { startupMs: number }> {
   const port = await freePort();
   const t0 = nowMs();
   const child = spawn(process.execPath, [spec.script], {
@@ -219,7 +222,7 @@ async function startServer(spec: ServerSpec, timeoutMs = 30_000): Promise<Starte
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
-async function stopServer(s: Started, graceMs = 10_000): Promise<void> {
+export async function stopServer(s: Started, graceMs = 10_000): Promise<void> {
   const { child } = s;
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

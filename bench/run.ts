@@ -20,6 +20,7 @@ import {
   type ToolRun,
   warmupRuns,
 } from './quality.ts';
+import { runSessionsBench, sessionsSection } from './sessions.ts';
 import { median, nowMs, ratio } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, big synthetic documents
@@ -27,15 +28,17 @@ import { median, nowMs, ratio } from './stats.ts';
 // run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
-// 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16). While working on one part,
-// QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS (corpus formats) narrow the
-// run; a narrowed run writes bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
+// 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
+// latency runs per side, default 20), QUIRE_BENCH_SESSIONS_HELD (sessions held at once, default 30).
+// While working on one part, QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS
+// (corpus formats) narrow the run; a narrowed run writes bench/out/RESULTS.partial.md and leaves
+// bench/RESULTS.md alone.
 
 const benchDir = path.join(repoRoot, 'bench');
 const outRoot = path.join(benchDir, 'out');
 const resultsPath = path.join(benchDir, 'RESULTS.md');
 const partialResultsPath = path.join(outRoot, 'RESULTS.partial.md');
-const sections = ['corpus', 'pdf', 'big', 'load'] as const;
+const sections = ['corpus', 'pdf', 'big', 'load', 'sessions'] as const;
 type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
 const quireMain = path.join(repoRoot, 'src/main.ts');
@@ -388,6 +391,20 @@ async function main(): Promise<void> {
     notes.push('The HTTP load test was skipped (QUIRE_BENCH_LOAD_SECONDS=0 or no HTML/CSV cases).');
   }
 
+  let sessionLines: string[] = [];
+  if (runs('sessions')) {
+    const result = await runSessionsBench(
+      {
+        runs: intEnv('QUIRE_BENCH_SESSION_RUNS', 20, 1, 1000),
+        held: intEnv('QUIRE_BENCH_SESSIONS_HELD', 30, 1, 500),
+      },
+      log,
+    );
+    sessionLines = sessionsSection(result);
+    fs.mkdirSync(outRoot, { recursive: true });
+    fs.writeFileSync(path.join(outRoot, 'sessions.json'), `${JSON.stringify(result, null, 1)}\n`);
+  }
+
   const totalS = (nowMs() - started) / 1000;
   const md = [
     '# Quire benchmark results',
@@ -406,6 +423,7 @@ async function main(): Promise<void> {
     ...pdfLines,
     ...bigLines,
     ...loadLines,
+    ...sessionLines,
     '## How to reproduce',
     '',
     '`npm run bench` (needs `pandoc` on PATH and the shared corpus at ../shared/corpus or `QUIRE_CORPUS_DIR`; ' +

@@ -5,6 +5,7 @@ import { buildServer } from './http/server.ts';
 import { ConversionPool } from './pipeline/worker-pool.ts';
 import { InProcessRateLimiter } from './quota/rate-limit.ts';
 import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
+import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
@@ -31,6 +32,7 @@ export async function createApp(config: Config): Promise<App> {
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: config.QUIRE_QUEUE_SIZE,
   });
+  const sessions = new SessionService(store, config);
   const server = buildServer({
     config,
     store,
@@ -41,13 +43,17 @@ export async function createApp(config: Config): Promise<App> {
       config.QUIRE_RATE_LIMIT_PER_MINUTE > 0
         ? new InProcessRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)
         : undefined,
+    sessions,
   });
+  await sessions.start();
   return {
     server,
     firstKey,
     async close() {
       // Connections kept alive by clients would hold close() open once their request is done.
       const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
+      // Sessions first: their sockets would otherwise hold the server's close open.
+      await sessions.close();
       await server.close();
       clearInterval(sweep);
       await pool.close();

@@ -8,24 +8,23 @@ import { z } from 'zod';
  */
 const intVar = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
+/** A string setting; `optional` ones may be empty, which means "not set". */
+const stringVar = (fallback: string, meaning: string, optional = false) =>
+  (optional ? z.string() : z.string().min(1)).default(fallback).describe(meaning);
 
 export const configSchema = z.object({
   PORT: intVar(3002, 0, 65535).describe('TCP port the API listens on.'),
-  HOST: z.string().min(1).default('0.0.0.0').describe('Interface the API binds to.'),
-  QUIRE_DATA_DIR: z
-    .string()
-    .min(1)
-    .default('./data')
-    .describe('Folder for the SQLite store and anything else Quire keeps on disk.'),
-  QUIRE_API_KEYS: z
-    .string()
-    .default('')
-    .describe('Comma-separated API keys accepted for the default team, in addition to stored keys.'),
-  QUIRE_DEFAULT_TEAM: z
-    .string()
-    .min(1)
-    .default('default')
-    .describe('Team that configured keys and the first generated key belong to.'),
+  HOST: stringVar('0.0.0.0', 'Interface the API binds to.'),
+  QUIRE_DATA_DIR: stringVar('./data', 'Folder for the SQLite store and anything else Quire keeps on disk.'),
+  QUIRE_API_KEYS: stringVar(
+    '',
+    'Comma-separated API keys accepted for the default team, in addition to stored keys.',
+    true,
+  ),
+  QUIRE_DEFAULT_TEAM: stringVar(
+    'default',
+    'Team that configured keys and the first generated key belong to.',
+  ),
   QUIRE_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
@@ -47,6 +46,43 @@ export const configSchema = z.object({
   ),
   QUIRE_SHUTDOWN_GRACE_MS: intVar(30_000, 0, 600_000).describe(
     'How long shutdown waits for in-flight requests to finish.',
+  ),
+  QUIRE_PUBLIC_URL: z
+    .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+    .default('')
+    .describe(
+      "Base URL clients reach Quire at (https://quire.example.com), used in sessions' cdpUrl and live view URLs; empty: taken from each request's Host header.",
+    ),
+  QUIRE_NODE_ID: stringVar(
+    os.hostname(),
+    'Name of this node, recorded with each browser session it holds (default: the host name).',
+  ),
+  QUIRE_CHROMIUM_PATH: stringVar(
+    '/usr/bin/chromium',
+    'Chromium executable for interact sessions (the Debian chromium package).',
+  ),
+  QUIRE_SESSIONS_MAX: intVar(20, 0, 10_000).describe(
+    'Browser sessions this node holds at once; past it, create answers 429. 0 turns sessions off.',
+  ),
+  QUIRE_SESSIONS_PER_TEAM: intVar(10, 1, 10_000).describe(
+    'Browser sessions one team may hold at once; past it, create answers 429.',
+  ),
+  QUIRE_SESSIONS_MIN_FREE_MB: intVar(1024, 0, 1_048_576).describe(
+    'Free memory (MemAvailable) below which no new browser session starts (429).',
+  ),
+  QUIRE_SESSIONS_ALLOWED_HOSTS: stringVar(
+    '',
+    'Comma-separated host names or IPs that sessions may reach although they are private or loopback (by name as written in the URL; every port).',
+    true,
+  ),
+  QUIRE_SESSIONS_EXECUTE: z
+    .stringbool()
+    .default(false)
+    .describe("Turns on POST /v2/interact/{id}/execute, which runs the caller's Node code on this host."),
+  QUIRE_SESSION_SECRET: stringVar(
+    '',
+    'Secret the session tokens in cdpUrl and live view URLs are derived from; empty: one is generated into the data folder.',
+    true,
   ),
 });
 

@@ -163,4 +163,66 @@ export const limits = {
   timeoutMaxMs: 300_000,
   /** Upstream's lower bound for `timeout`: under a second nothing useful can finish. */
   timeoutMinMs: 1_000,
+  /** Upstream's bounds for a session's `ttl` (seconds) and its default (behaviour doc §7). */
+  sessionTtlMinS: 30,
+  sessionTtlMaxS: 3600,
+  sessionTtlDefaultS: 600,
+  /** Upstream's bounds for `activityTtl`, the idle time after which a session ends. */
+  sessionActivityTtlMinS: 10,
+  sessionActivityTtlMaxS: 3600,
+  sessionActivityTtlDefaultS: 300,
+  /** Upstream's bound on a profile name; names become hashed folder names, never paths. */
+  profileNameChars: 128,
+  /**
+   * Time Chromium may take to write DevToolsActivePort. It takes 0.3-1 s on an idle machine and
+   * a few seconds on a loaded one; past 30 s it is not coming up, and create fails with 502.
+   */
+  browserStartMs: 30_000,
+  /**
+   * Time a browser gets to close on Browser.close (flushing cookies to its profile) before its
+   * process group is killed. An idle Chromium exits in well under a second.
+   */
+  browserCloseGraceMs: 3_000,
+  /**
+   * One CDP message a client may send. Playwright sends files given to setInputFiles inline,
+   * base64 in one message; 64 MiB covers the 50 MB upload size used everywhere else in Quire.
+   */
+  cdpClientMessageBytes: 64 * MiB,
+  /**
+   * One CDP message from the browser to a client. Full-page screenshots and heap snapshots
+   * chunks run to tens of MB; Chromium itself caps its messages at 256 MiB.
+   */
+  cdpBrowserMessageBytes: 256 * MiB,
+  /** WebSocket clients of a session (CDP relay and live viewers each); more is a runaway loop. */
+  sessionSockets: 64,
+  /** Ping interval of relay and viewer sockets, so idle proxies between do not drop them. */
+  socketPingMs: 30_000,
+  /**
+   * How often a session's last activity is written to the store; in between it lives in memory
+   * (and lists read it from there), so a busy CDP client does not turn into a write per message.
+   */
+  activityFlushMs: 2_000,
+  /**
+   * Bytes a live viewer may have queued before frames to it are skipped, so one slow viewer
+   * neither holds memory nor slows the others: about ten frames at the screencast's size.
+   */
+  viewerBufferedBytes: 2 * MiB,
+  /** Screencast frame size and JPEG quality: readable text at a few hundred kB/s. */
+  screencastMaxWidth: 1280,
+  screencastMaxHeight: 960,
+  screencastQuality: 70,
+  /** Upstream's bounds for execute: code of at most 100,000 bytes, 1-300 s, 30 s by default. */
+  executeCodeBytes: 100_000,
+  executeTimeoutMinS: 1,
+  executeTimeoutMaxS: 300,
+  executeTimeoutDefaultS: 30,
+  /** stdout and stderr kept from one execute, each; the rest is cut and said to be. */
+  executeOutputBytes: 1 * MiB,
+  /**
+   * Execute calls running at once in one session. Each is a Node process of ~60-100 MB driving
+   * the same pages; two cover a caller overlapping calls, more is a runaway loop.
+   */
+  sessionExecutions: 2,
+  /** Heap of the process that runs an execute: Playwright's client needs ~60 MB. */
+  executeHeapMb: 256,
 } as const;

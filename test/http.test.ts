@@ -42,6 +42,12 @@ describe('HTTP basics', () => {
     assert.equal(options.properties.timeout.default, 30000);
     assert.deepEqual(options.properties.redactPII.default, false);
     assert.ok(doc.paths['/v2/parse'].post.requestBody.content['multipart/form-data']);
+    const create = doc.components.schemas.CreateInteractSession;
+    assert.deepEqual(
+      [create.properties.ttl.minimum, create.properties.ttl.maximum, create.properties.ttl.default],
+      [30, 3600, 600],
+    );
+    assert.ok(doc.paths['/v2/interact'].get && doc.paths['/v2/interact/{id}/execute'].post);
   });
 
   describe('authentication', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formats } from '../detect/formats.ts';
 import { formatTypes, parseOptionsSchema } from '../options/parse-options.ts';
+import { createSessionBody, executeBody } from './interact-schemas.ts';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; items?: JsonSchema };
 
@@ -49,6 +50,127 @@ const errorOnly: JsonSchema = {
   properties: { error: { type: 'string' } },
 };
 
+function inputSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  return rest;
+}
+
+const sessionFields: Record<string, JsonSchema> = {
+  id: { type: 'string', description: 'UUIDv7' },
+  status: { type: 'string', enum: ['active', 'destroyed'] },
+  cdpUrl: { type: 'string', description: 'WebSocket URL for CDP, with the session token' },
+  liveViewUrl: { type: 'string' },
+  interactiveLiveViewUrl: { type: 'string' },
+  streamWebView: { type: 'boolean' },
+  createdAt: { type: 'string', format: 'date-time' },
+  lastActivity: { type: 'string', format: 'date-time' },
+};
+
+const object = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', properties });
+const boolean: JsonSchema = { type: 'boolean' };
+const string: JsonSchema = { type: 'string' };
+const integer: JsonSchema = { type: 'integer' };
+
+/** The interact session routes (also served under /v2/browser). */
+function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): Record<string, unknown> {
+  const session = { $ref: '#/components/schemas/InteractSession' };
+  const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+  const sessionErrors = {
+    '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
+    '403': { description: "Another team's session", content: json(errorBody()) },
+    '404': { description: 'Browser session not found.', content: json(errorBody()) },
+  };
+  return {
+    '/v2/interact': {
+      post: {
+        operationId: 'createInteractSession',
+        summary: 'Start a headless Chromium session driven over CDP',
+        requestBody: { content: json({ $ref: '#/components/schemas/CreateInteractSession' }) },
+        responses: {
+          '200': {
+            description: 'The session and its URLs',
+            content: json(
+              object({
+                success: boolean,
+                id: sessionFields.id!,
+                cdpUrl: sessionFields.cdpUrl!,
+                liveViewUrl: sessionFields.liveViewUrl!,
+                interactiveLiveViewUrl: sessionFields.interactiveLiveViewUrl!,
+                expiresAt: { type: 'string', format: 'date-time' },
+              }),
+            ),
+          },
+          '400': { description: 'Invalid request', content: json(errorBody('BAD_REQUEST')) },
+          '409': { description: 'The profile already has a writer', content: json(errorBody()) },
+          '429': { description: 'Session cap or free-memory floor reached', content: json(errorOnly) },
+          '502': { description: 'The browser did not start', content: json(errorBody()) },
+        },
+      },
+      get: {
+        operationId: 'listInteractSessions',
+        summary: "The team's sessions, newest first",
+        parameters: [
+          { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'destroyed'] } },
+        ],
+        responses: {
+          '200': {
+            description: 'Sessions',
+            content: json(object({ success: boolean, sessions: { type: 'array', items: session } })),
+          },
+        },
+      },
+    },
+    '/v2/interact/{id}': {
+      get: {
+        operationId: 'getInteractSession',
+        parameters: id,
+        responses: { '200': { description: 'The session', content: json(session) }, ...sessionErrors },
+      },
+      delete: {
+        operationId: 'deleteInteractSession',
+        summary: 'End a session (idempotent)',
+        parameters: id,
+        responses: {
+          '200': {
+            description: 'Ended',
+            content: json(object({ success: boolean, status: string, sessionDurationMs: integer })),
+          },
+          ...sessionErrors,
+        },
+      },
+    },
+    '/v2/interact/{id}/execute': {
+      post: {
+        operationId: 'executeInInteractSession',
+        summary: 'Run Node code with Playwright against the session (when the operator enables it)',
+        parameters: id,
+        requestBody: { content: json(inputSchema(executeBody)) },
+        responses: {
+          '200': {
+            description: 'What the code printed and returned',
+            content: json(
+              object({
+                success: boolean,
+                stdout: string,
+                result: string,
+                stderr: string,
+                exitCode: integer,
+                killed: boolean,
+                error: string,
+              }),
+            ),
+          },
+          ...sessionErrors,
+          '410': { description: 'Browser session has been destroyed.', content: json(errorBody()) },
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
   return {
@@ -57,11 +179,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       title: 'Quire',
       version: '2',
       description:
-        'Firecrawl-compatible document parsing. Every /v2 route needs `Authorization: Bearer <key>`.',
+        'Firecrawl-compatible document parsing and interact sessions. Every /v2 route needs `Authorization: Bearer <key>`, except the session URLs handed out by create, which carry their own token. Every /v2/interact path is also served under /v2/browser.',
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
-      schemas: { ParseOptions: optionsJsonSchema() },
+      schemas: {
+        ParseOptions: optionsJsonSchema(),
+        CreateInteractSession: inputSchema(createSessionBody),
+        InteractSession: object(sessionFields),
+      },
     },
     security: [{ bearerAuth: [] }],
     paths: {
@@ -72,6 +198,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { '200': { description: 'Ready', content: json({ type: 'object' }) } },
         },
       },
+      ...interactPaths(json),
       '/v2/parse': {
         post: {
           operationId: 'parseFile',

@@ -5,12 +5,14 @@ import { limits } from '../limits.ts';
 import type { ConversionPool } from '../pipeline/worker-pool.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import type { SessionService } from '../sessions/session-service.ts';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import { ApiError, unknownErrorBody } from './errors.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
 import { healthRoutes } from './routes/health.ts';
+import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
 
@@ -21,6 +23,7 @@ export interface ServerDeps {
   auth: Authenticator;
   concurrency: TeamConcurrency;
   rateLimiter: RateLimiter | undefined;
+  sessions: SessionService;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -73,7 +76,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }),
   );
 
+  deps.sessions.useLogger(app.log);
+  app.server.on('upgrade', (req, socket, head) => deps.sessions.handleUpgrade(req, socket, head));
+
   app.register(healthRoutes);
+  // Opened by a session's own token (in its URLs), not an API key.
+  app.register(sessionTokenRoutes, { sessions: deps.sessions, config: deps.config });
   // Everything under /v2 needs a key (behaviour doc, decision 1), then passes the rate limit.
   app.register(async (v2) => {
     v2.addHook('onRequest', async (request) => {
@@ -113,6 +121,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     });
     v2.register(openApiRoutes);
     v2.register(parseRoutes, { pool: deps.pool, concurrency: deps.concurrency });
+    // Upstream serves every session route under both names (behaviour doc §7).
+    for (const prefix of ['/v2/interact', '/v2/browser']) {
+      v2.register(interactRoutes, { prefix, sessions: deps.sessions, config: deps.config });
+    }
   });
   return app;
 }

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { ApiKeyRecord, AuditEvent, KeyOwner, Store } from './store.ts';
+import type {
+  ApiKeyRecord,
+  AuditEvent,
+  KeyOwner,
+  SessionRecord,
+  SessionStatus,
+  SessionTokenHashes,
+  Store,
+} from './store.ts';
 
 /** Schema versions, applied in order; `PRAGMA user_version` records how far a file got. */
 const migrations: readonly string[] = [
@@ -31,7 +39,71 @@ const migrations: readonly string[] = [
      zero_data_retention INTEGER NOT NULL
    );
    CREATE INDEX audit_events_team ON audit_events(team, seq);`,
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     team TEXT NOT NULL,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     last_activity TEXT NOT NULL,
+     expires_at TEXT NOT NULL,
+     ttl_s INTEGER NOT NULL,
+     activity_ttl_s INTEGER NOT NULL,
+     stream_web_view INTEGER NOT NULL,
+     profile_name TEXT,
+     profile_writer INTEGER NOT NULL,
+     node_id TEXT NOT NULL,
+     pid INTEGER,
+     closed_at TEXT,
+     close_reason TEXT,
+     cdp_token_hash TEXT NOT NULL,
+     view_token_hash TEXT NOT NULL,
+     control_token_hash TEXT NOT NULL
+   );
+   CREATE INDEX sessions_team ON sessions(team, created_at);
+   CREATE INDEX sessions_active ON sessions(status, node_id);`,
 ];
+
+interface SessionRow {
+  id: string;
+  team: string;
+  status: SessionStatus;
+  created_at: string;
+  last_activity: string;
+  expires_at: string;
+  ttl_s: number;
+  activity_ttl_s: number;
+  stream_web_view: number;
+  profile_name: string | null;
+  profile_writer: number;
+  node_id: string;
+  pid: number | null;
+  closed_at: string | null;
+  close_reason: string | null;
+}
+
+const sessionColumns =
+  'id, team, status, created_at, last_activity, expires_at, ttl_s, activity_ttl_s, stream_web_view, ' +
+  'profile_name, profile_writer, node_id, pid, closed_at, close_reason';
+
+function sessionFromRow(r: SessionRow): SessionRecord {
+  return {
+    id: r.id,
+    team: r.team,
+    status: r.status,
+    createdAt: r.created_at,
+    lastActivity: r.last_activity,
+    expiresAt: r.expires_at,
+    ttlS: r.ttl_s,
+    activityTtlS: r.activity_ttl_s,
+    streamWebView: r.stream_web_view === 1,
+    profileName: r.profile_name,
+    profileWriter: r.profile_writer === 1,
+    nodeId: r.node_id,
+    pid: r.pid,
+    closedAt: r.closed_at,
+    closeReason: r.close_reason,
+  };
+}
 
 interface KeyRow {
   id: string;
@@ -134,6 +206,101 @@ export class SqliteStore implements Store {
         e.durationMs,
         e.zeroDataRetention ? 1 : 0,
       );
+  }
+
+  async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {
+    const result = this.db
+      .prepare(
+        `INSERT INTO sessions (${sessionColumns}, cdp_token_hash, view_token_hash, control_token_hash)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+         WHERE NOT (? AND EXISTS (SELECT 1 FROM sessions WHERE team = ? AND profile_name = ?
+                                  AND profile_writer = 1 AND status = 'active'))`,
+      )
+      .run(
+        r.id,
+        r.team,
+        r.status,
+        r.createdAt,
+        r.lastActivity,
+        r.expiresAt,
+        r.ttlS,
+        r.activityTtlS,
+        r.streamWebView ? 1 : 0,
+        r.profileName,
+        r.profileWriter ? 1 : 0,
+        r.nodeId,
+        r.pid,
+        r.closedAt,
+        r.closeReason,
+        tokens.cdp,
+        tokens.view,
+        tokens.control,
+        r.profileWriter ? 1 : 0,
+        r.team,
+        r.profileName,
+      );
+    return Number(result.changes) === 1;
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    const row = this.db.prepare(`SELECT ${sessionColumns} FROM sessions WHERE id = ?`).get(id) as
+      | SessionRow
+      | undefined;
+    return row ? sessionFromRow(row) : undefined;
+  }
+
+  async getSessionTokenHashes(id: string): Promise<SessionTokenHashes | undefined> {
+    const row = this.db
+      .prepare('SELECT cdp_token_hash, view_token_hash, control_token_hash FROM sessions WHERE id = ?')
+      .get(id) as { cdp_token_hash: string; view_token_hash: string; control_token_hash: string } | undefined;
+    return row
+      ? { cdp: row.cdp_token_hash, view: row.view_token_hash, control: row.control_token_hash }
+      : undefined;
+  }
+
+  async listSessions(team: string, status?: SessionStatus): Promise<SessionRecord[]> {
+    const order = 'ORDER BY created_at DESC, id DESC';
+    const rows = (status === undefined
+      ? this.db.prepare(`SELECT ${sessionColumns} FROM sessions WHERE team = ? ${order}`).all(team)
+      : this.db
+          .prepare(`SELECT ${sessionColumns} FROM sessions WHERE team = ? AND status = ? ${order}`)
+          .all(team, status)) as unknown as SessionRow[];
+    return rows.map(sessionFromRow);
+  }
+
+  async listActiveSessions(nodeId: string): Promise<SessionRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT ${sessionColumns} FROM sessions WHERE status = 'active' AND node_id = ?`)
+      .all(nodeId) as unknown as SessionRow[];
+    return rows.map(sessionFromRow);
+  }
+
+  async setSessionPid(id: string, pid: number): Promise<void> {
+    this.db.prepare('UPDATE sessions SET pid = ? WHERE id = ?').run(pid, id);
+  }
+
+  async touchSession(id: string, lastActivity: string): Promise<void> {
+    this.db
+      .prepare("UPDATE sessions SET last_activity = ? WHERE id = ? AND status = 'active'")
+      .run(lastActivity, id);
+  }
+
+  async markSessionDestroyed(id: string, closedAt: string, reason: string): Promise<boolean> {
+    const result = this.db
+      .prepare(
+        "UPDATE sessions SET status = 'destroyed', closed_at = ?, close_reason = ? WHERE id = ? AND status = 'active'",
+      )
+      .run(closedAt, reason, id);
+    return Number(result.changes) === 1;
+  }
+
+  async profileInUse(team: string, profileName: string): Promise<boolean> {
+    const row = this.db
+      .prepare(
+        "SELECT 1 AS x FROM sessions WHERE team = ? AND profile_name = ? AND status = 'active' LIMIT 1",
+      )
+      .get(team, profileName);
+    return row !== undefined;
   }
 
   async close(): Promise<void> {

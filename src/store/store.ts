@@ -34,6 +34,38 @@ export interface AuditEvent {
   zeroDataRetention: boolean;
 }
 
+export type SessionStatus = 'active' | 'destroyed';
+
+/** An interact session: one browser process group on the node that holds it. */
+export interface SessionRecord {
+  /** UUIDv7, as upstream. */
+  id: string;
+  team: string;
+  status: SessionStatus;
+  createdAt: string;
+  lastActivity: string;
+  expiresAt: string;
+  ttlS: number;
+  activityTtlS: number;
+  streamWebView: boolean;
+  profileName: string | null;
+  /** True when the session saves its changes back to the named profile (its one writer). */
+  profileWriter: boolean;
+  /** The node whose browser this is, so a cluster can route the session's URLs to it. */
+  nodeId: string;
+  /** The browser's process (group leader), once it runs; cleared nowhere so leftovers can be found. */
+  pid: number | null;
+  closedAt: string | null;
+  closeReason: string | null;
+}
+
+/** SHA-256 hashes of the session's tokens; the tokens themselves are never stored. */
+export interface SessionTokenHashes {
+  cdp: string;
+  view: string;
+  control: string;
+}
+
 export interface Store {
   insertApiKey(record: ApiKeyRecord, hash: string): Promise<void>;
   findKeyByHash(hash: string): Promise<KeyOwner | undefined>;
@@ -42,5 +74,22 @@ export interface Store {
   revokeApiKey(idOrPrefix: string): Promise<number>;
   countActiveApiKeys(): Promise<number>;
   recordAudit(event: AuditEvent): Promise<void>;
+  /**
+   * Insert a session; false (and nothing inserted) when it would be a second writer of an
+   * active session's profile, decided in one statement so two nodes cannot both win.
+   */
+  insertSession(record: SessionRecord, tokens: SessionTokenHashes): Promise<boolean>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  getSessionTokenHashes(id: string): Promise<SessionTokenHashes | undefined>;
+  /** A team's sessions, newest first, optionally only those with one status. */
+  listSessions(team: string, status?: SessionStatus): Promise<SessionRecord[]>;
+  /** Active sessions recorded for one node (for start-up cleanup). */
+  listActiveSessions(nodeId: string): Promise<SessionRecord[]>;
+  setSessionPid(id: string, pid: number): Promise<void>;
+  touchSession(id: string, lastActivity: string): Promise<void>;
+  /** Mark an active session destroyed; false when it already was. */
+  markSessionDestroyed(id: string, closedAt: string, reason: string): Promise<boolean>;
+  /** Whether an active session of the team uses the named profile. */
+  profileInUse(team: string, profileName: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,0 +1,676 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { Config } from '../config.ts';
+import { ApiError } from '../http/errors.ts';
+import { limits } from '../limits.ts';
+import type { SessionRecord, SessionStatus, Store } from '../store/store.ts';
+import { BrowserProcess, killGroup } from './browser-process.ts';
+import { CdpClient, type CdpEvent } from './cdp-client.ts';
+import type { FirewallScope } from './cdp-firewall.ts';
+import { relayCdp } from './cdp-relay.ts';
+import { EgressProxy } from './egress-proxy.ts';
+import { type ExecuteResult, runExecute } from './execute.ts';
+import { LiveView } from './live-view.ts';
+import { NetPolicy } from './net-policy.ts';
+import { Profiles } from './profiles.ts';
+import { matchToken, SessionTokens, type TokenScope, UUID, uuidv7 } from './tokens.ts';
+
+export interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Where callers reach Quire, for the URLs handed out: http(s) and ws(s) forms. */
+export interface PublicBase {
+  http: string;
+  ws: string;
+}
+
+export interface CreateInput {
+  ttl: number;
+  activityTtl: number;
+  streamWebView: boolean;
+  profile?: { name: string; saveChanges: boolean } | undefined;
+}
+
+export interface SessionUrls {
+  cdpUrl: string;
+  liveViewUrl: string;
+  interactiveLiveViewUrl: string;
+}
+
+/** A list item: exactly the contract's fields. */
+export interface SessionView extends SessionUrls {
+  id: string;
+  status: SessionStatus;
+  streamWebView: boolean;
+  createdAt: string;
+  lastActivity: string;
+}
+
+/** One session this node holds. */
+interface Held {
+  record: SessionRecord;
+  dir: string;
+  scope: FirewallScope;
+  /** Settles once the browser is up (or failed to come up). */
+  ready: Promise<void>;
+  browser: BrowserProcess | undefined;
+  cdp: CdpClient | undefined;
+  live: LiveView | undefined;
+  lastActivityMs: number;
+  flushTimer: NodeJS.Timeout | undefined;
+  expiryTimer: NodeJS.Timeout | undefined;
+  sockets: Set<WebSocket>;
+  executions: Set<() => void>;
+  ending: Promise<void> | undefined;
+}
+
+const notFound = () => new ApiError(404, undefined, 'Browser session not found.');
+const forbidden = () => new ApiError(403, undefined, 'Forbidden.');
+const gone = () => new ApiError(410, undefined, 'Browser session has been destroyed.');
+
+/** Schemes a tab may show; anything else got past the relay somehow and is closed. */
+const tabSchemes = /^(https?|data|blob|about|chrome-error):/;
+
+const MiB = 1024 * 1024;
+
+/**
+ * Interact sessions on this node: admission (caps, free memory), one Chromium process group and
+ * folder per session, the timers that end them (ttl, activityTtl) so their status is always
+ * current, the CDP relay and live view sockets, execute, and clean-up after crashes and restarts.
+ */
+export class SessionService {
+  private readonly store: Store;
+  private readonly config: Config;
+  private readonly tokens: SessionTokens;
+  private readonly policy: NetPolicy;
+  private readonly proxy: EgressProxy;
+  private readonly profiles: Profiles;
+  private readonly runRoot: string;
+  private readonly held = new Map<string, Held>();
+  private readonly starting = new Map<string, number>();
+  private readonly sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.cdpClientMessageBytes,
+    perMessageDeflate: false,
+  });
+  private proxyPort = 0;
+  private log: Logger;
+  private closed = false;
+
+  /** Logs go to the HTTP server's logger, handed over by useLogger once it exists. */
+  constructor(store: Store, config: Config) {
+    this.store = store;
+    this.config = config;
+    this.log = { info() {}, warn() {}, error() {} };
+    this.tokens = SessionTokens.load(config.QUIRE_SESSION_SECRET, config.QUIRE_DATA_DIR);
+    this.policy = new NetPolicy(
+      config.QUIRE_SESSIONS_ALLOWED_HOSTS.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    );
+    this.proxy = new EgressProxy(this.policy);
+    const root = path.join(config.QUIRE_DATA_DIR, 'sessions');
+    this.runRoot = path.join(root, 'run');
+    this.profiles = new Profiles(path.join(root, 'profiles'));
+  }
+
+  /** Clean up after a previous run and open the egress proxy; before the server listens. */
+  async start(): Promise<void> {
+    await this.cleanUpLeftovers();
+    this.proxyPort = await this.proxy.listen();
+  }
+
+  useLogger(log: Logger): void {
+    this.log = log;
+  }
+
+  // ---------------------------------------------------------------- start-up
+
+  /**
+   * A previous run that stopped without ending its sessions (crash, kill -9) left browsers and
+   * folders behind: kill the browsers (found by their profile folder on the command line, which
+   * only our launches have, never by name), mark their sessions destroyed and remove the folders.
+   */
+  private async cleanUpLeftovers(): Promise<void> {
+    fs.mkdirSync(this.runRoot, { recursive: true });
+    this.profiles.recover();
+    const killed = new Set<number>();
+    for (const pid of browsersUnder(this.runRoot)) {
+      killGroup(pid);
+      killed.add(pid);
+    }
+    const now = new Date().toISOString();
+    for (const record of await this.store.listActiveSessions(this.config.QUIRE_NODE_ID)) {
+      if (record.pid !== null && !killed.has(record.pid) && isBrowserOf(record.pid, this.runRoot)) {
+        killGroup(record.pid);
+      }
+      await this.store.markSessionDestroyed(record.id, now, 'the server restarted while the session ran');
+    }
+    for (const entry of fs.readdirSync(this.runRoot)) {
+      fs.rmSync(path.join(this.runRoot, entry), { recursive: true, force: true });
+    }
+    if (killed.size > 0) this.log.warn({ pids: [...killed] }, 'killed browsers left by a previous run');
+  }
+
+  // ---------------------------------------------------------------- create
+
+  async create(
+    team: string,
+    input: CreateInput,
+    base: PublicBase,
+  ): Promise<SessionUrls & { id: string; expiresAt: string }> {
+    this.admit(team);
+    // Counted from admission until the session is held, so concurrent creates see each other.
+    this.starting.set(team, (this.starting.get(team) ?? 0) + 1);
+    let held: Held;
+    try {
+      held = await this.register(team, input);
+    } finally {
+      const left = (this.starting.get(team) ?? 1) - 1;
+      if (left === 0) this.starting.delete(team);
+      else this.starting.set(team, left);
+    }
+    const { id } = held.record;
+    try {
+      await held.ready;
+    } catch (error) {
+      this.log.error({ err: error, sessionId: id }, 'browser did not start');
+      await this.end(held, `the browser did not start: ${(error as Error).message}`);
+      throw new ApiError(
+        502,
+        undefined,
+        `The browser for this session did not start: ${(error as Error).message}`,
+      );
+    }
+    this.schedule(held);
+    return { id, ...this.urls(id, base), expiresAt: held.record.expiresAt };
+  }
+
+  /** Record the session (the store decides the profile's one writer) and hold it. */
+  private async register(team: string, input: CreateInput): Promise<Held> {
+    const id = uuidv7();
+    const now = new Date();
+    const record: SessionRecord = {
+      id,
+      team,
+      status: 'active',
+      createdAt: now.toISOString(),
+      lastActivity: now.toISOString(),
+      expiresAt: new Date(now.getTime() + input.ttl * 1000).toISOString(),
+      ttlS: input.ttl,
+      activityTtlS: input.activityTtl,
+      streamWebView: input.streamWebView,
+      profileName: input.profile?.name ?? null,
+      profileWriter: input.profile?.saveChanges ?? false,
+      nodeId: this.config.QUIRE_NODE_ID,
+      pid: null,
+      closedAt: null,
+      closeReason: null,
+    };
+    if (!(await this.store.insertSession(record, this.tokens.hashes(id)))) {
+      throw new ApiError(
+        409,
+        undefined,
+        `Profile "${input.profile?.name}" already has an active session saving changes to it; use saveChanges: false to open it read-only, or wait until that session ends.`,
+      );
+    }
+    const dir = path.join(this.runRoot, id);
+    const held: Held = {
+      record,
+      dir,
+      scope: {
+        policy: this.policy,
+        downloadsDir: path.join(dir, 'downloads'),
+        uploadsDir: path.join(dir, 'uploads'),
+      },
+      ready: Promise.resolve(),
+      browser: undefined,
+      cdp: undefined,
+      live: undefined,
+      lastActivityMs: now.getTime(),
+      flushTimer: undefined,
+      expiryTimer: undefined,
+      sockets: new Set(),
+      executions: new Set(),
+      ending: undefined,
+    };
+    this.held.set(id, held);
+    held.ready = this.launch(held);
+    return held;
+  }
+
+  /** 429 before anything is launched when this node or the team is at its cap or memory is short. */
+  private admit(team: string): void {
+    if (this.closed) throw new ApiError(503, undefined, 'The server is shutting down.');
+    const max = this.config.QUIRE_SESSIONS_MAX;
+    if (max === 0) {
+      throw new ApiError(
+        503,
+        undefined,
+        'Browser sessions are turned off on this server (QUIRE_SESSIONS_MAX=0).',
+      );
+    }
+    const starting = [...this.starting.values()].reduce((a, b) => a + b, 0);
+    if (this.held.size + starting >= max) {
+      throw new ApiError(
+        429,
+        undefined,
+        `This server holds its maximum number of concurrent browser sessions (${max}). Please retry after a session ends.`,
+        { headers: { 'retry-after': '30' } },
+      );
+    }
+    const perTeam = this.config.QUIRE_SESSIONS_PER_TEAM;
+    const teamHeld = [...this.held.values()].filter((h) => h.record.team === team && !h.ending).length;
+    if (teamHeld + (this.starting.get(team) ?? 0) >= perTeam) {
+      throw new ApiError(
+        429,
+        undefined,
+        `You have reached the maximum number of concurrent browser sessions (${perTeam}). Delete a session or wait for one to expire.`,
+        { headers: { 'retry-after': '30' } },
+      );
+    }
+    const freeMb = Math.floor(os.freemem() / MiB);
+    if (freeMb < this.config.QUIRE_SESSIONS_MIN_FREE_MB) {
+      throw new ApiError(
+        429,
+        undefined,
+        `Not enough free memory to start another browser session (${freeMb} MB free, ${this.config.QUIRE_SESSIONS_MIN_FREE_MB} MB kept). Please retry later.`,
+        { headers: { 'retry-after': '30' } },
+      );
+    }
+  }
+
+  private async launch(held: Held): Promise<void> {
+    const { record, scope } = held;
+    const userDataDir = path.join(held.dir, 'profile');
+    for (const dir of [userDataDir, scope.downloadsDir, scope.uploadsDir]) {
+      await fs.promises.mkdir(dir, { recursive: true });
+    }
+    if (record.profileName) await this.profiles.restore(record.team, record.profileName, userDataDir);
+    const browser = await BrowserProcess.launch({
+      executable: this.config.QUIRE_CHROMIUM_PATH,
+      userDataDir,
+      proxyPort: this.proxyPort,
+    });
+    held.browser = browser;
+    record.pid = browser.pid;
+    void browser.exited.then((exit) => {
+      if (held.ending) return;
+      const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+      this.log.warn({ sessionId: record.id, ...exit }, 'browser exited unexpectedly');
+      void this.end(held, `the browser exited unexpectedly (${how})`);
+    });
+    await this.store.setSessionPid(record.id, browser.pid);
+    const cdp = await CdpClient.connect(browser.wsEndpoint);
+    held.cdp = cdp;
+    cdp.on('event', (event: CdpEvent) => this.watchTabs(held, event));
+    held.live = new LiveView(cdp, () => this.touch(held));
+    await held.live.start();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: scope.downloadsDir });
+  }
+
+  /** A tab showing a scheme the relay refuses got there some other way: close it. */
+  private watchTabs(held: Held, event: CdpEvent): void {
+    if (event.method !== 'Target.targetCreated' && event.method !== 'Target.targetInfoChanged') return;
+    const info = event.params.targetInfo as { targetId: string; type: string; url: string };
+    if ((info.type !== 'page' && info.type !== 'iframe') || info.url === '' || tabSchemes.test(info.url))
+      return;
+    this.log.warn(
+      { sessionId: held.record.id, url: info.url.slice(0, 200) },
+      'closed a tab with a refused URL',
+    );
+    held.cdp?.send('Target.closeTarget', { targetId: info.targetId }).catch(() => {});
+  }
+
+  // ---------------------------------------------------------------- timers and activity
+
+  /** One timer per session, at whichever comes first: ttl or activityTtl since the last activity. */
+  private schedule(held: Held): void {
+    clearTimeout(held.expiryTimer);
+    if (held.ending) return;
+    const expires = Date.parse(held.record.expiresAt);
+    const idle = held.lastActivityMs + held.record.activityTtlS * 1000;
+    held.expiryTimer = setTimeout(
+      () => {
+        const now = Date.now();
+        if (now >= expires) void this.end(held, `its ttl of ${held.record.ttlS} s ran out`);
+        else if (now >= held.lastActivityMs + held.record.activityTtlS * 1000) {
+          void this.end(held, `no activity for ${held.record.activityTtlS} s (activityTtl)`);
+        } else this.schedule(held);
+      },
+      Math.max(0, Math.min(expires, idle) - Date.now()),
+    );
+  }
+
+  private touch(held: Held): void {
+    held.lastActivityMs = Date.now();
+    held.record.lastActivity = new Date(held.lastActivityMs).toISOString();
+    held.flushTimer ??= setTimeout(() => {
+      held.flushTimer = undefined;
+      if (!held.ending) this.flushActivity(held);
+    }, limits.activityFlushMs);
+  }
+
+  private flushActivity(held: Held): void {
+    this.store
+      .touchSession(held.record.id, held.record.lastActivity)
+      .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded'));
+  }
+
+  // ---------------------------------------------------------------- end
+
+  /**
+   * End a held session once: close its sockets and executions, let the browser close (so it
+   * flushes cookies), kill its process group, save its profile if it is the writer, remove its
+   * folder and mark it destroyed.
+   */
+  private end(held: Held, reason: string): Promise<void> {
+    held.ending ??= (async () => {
+      const { record } = held;
+      try {
+        clearTimeout(held.expiryTimer);
+        clearTimeout(held.flushTimer);
+        held.live?.end(reason);
+        for (const socket of held.sockets) socket.close(1000, 'session destroyed');
+        for (const kill of held.executions) kill();
+        await held.ready.catch(() => {});
+        const { browser, cdp } = held;
+        if (browser) {
+          await browser.close(
+            () => cdp?.send('Browser.close') ?? Promise.resolve(),
+            limits.browserCloseGraceMs,
+          );
+        }
+        cdp?.close();
+        if (browser && record.profileName && record.profileWriter) {
+          await this.profiles.save(record.team, record.profileName, path.join(held.dir, 'profile'));
+        }
+      } catch (err) {
+        this.log.error({ err, sessionId: record.id }, 'session did not end cleanly');
+      }
+      // Whatever failed above, the folder goes and the session is recorded as ended.
+      await fs.promises.rm(held.dir, { recursive: true, force: true }).catch(() => {});
+      try {
+        await this.store.touchSession(record.id, record.lastActivity);
+        await this.store.markSessionDestroyed(record.id, new Date().toISOString(), reason);
+      } catch (err) {
+        this.log.error({ err, sessionId: record.id }, 'session end not recorded');
+      }
+      this.held.delete(record.id);
+      this.log.info({ sessionId: record.id, reason }, 'session destroyed');
+    })();
+    return held.ending;
+  }
+
+  /** End every session (server shutdown) and stop the proxy. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.held.values()].map((h) => this.end(h, 'the server shut down')));
+    // Upgraded sockets would hold the HTTP server's close open; a peer that is slow to answer
+    // the close handshake is cut off.
+    for (const socket of this.sockets.clients) socket.terminate();
+    this.sockets.close();
+    await this.proxy.close();
+  }
+
+  // ---------------------------------------------------------------- API
+
+  urls(id: string, base: PublicBase): SessionUrls {
+    return {
+      cdpUrl: `${base.ws}/v2/interact/${id}/cdp?token=${this.tokens.token(id, 'cdp')}`,
+      liveViewUrl: `${base.http}/v2/interact/${id}/live?token=${this.tokens.token(id, 'view')}`,
+      interactiveLiveViewUrl: `${base.http}/v2/interact/${id}/live?token=${this.tokens.token(id, 'control')}`,
+    };
+  }
+
+  /** The record with this node's in-memory last activity, which the store may trail. */
+  private current(record: SessionRecord): SessionRecord {
+    const held = this.held.get(record.id);
+    return held && record.status === 'active'
+      ? { ...record, lastActivity: held.record.lastActivity }
+      : record;
+  }
+
+  view(record: SessionRecord, base: PublicBase): SessionView {
+    return {
+      id: record.id,
+      status: record.status,
+      ...this.urls(record.id, base),
+      streamWebView: record.streamWebView,
+      createdAt: record.createdAt,
+      lastActivity: record.lastActivity,
+    };
+  }
+
+  async list(team: string, status: SessionStatus | undefined): Promise<SessionRecord[]> {
+    return (await this.store.listSessions(team, status)).map((r) => this.current(r));
+  }
+
+  /** A session of the caller's team: 404 if there is none, 403 if it is another team's. */
+  async get(team: string, id: string): Promise<SessionRecord> {
+    const record = UUID.test(id) ? await this.store.getSession(id) : undefined;
+    if (!record) throw notFound();
+    if (record.team !== team) throw forbidden();
+    return this.current(record);
+  }
+
+  /** Idempotent: an already destroyed session answers the same, with its duration. */
+  async destroy(team: string, id: string): Promise<{ sessionDurationMs: number }> {
+    const record = await this.get(team, id);
+    if (record.status === 'active') {
+      const held = this.held.get(id);
+      if (held) await this.end(held, 'deleted by the caller');
+      else await this.store.markSessionDestroyed(id, new Date().toISOString(), 'deleted by the caller');
+    }
+    const final = (await this.store.getSession(id))!;
+    return { sessionDurationMs: Math.max(0, Date.parse(final.closedAt!) - Date.parse(final.createdAt)) };
+  }
+
+  async deleteProfile(team: string, name: string): Promise<void> {
+    if (await this.store.profileInUse(team, name)) {
+      throw new ApiError(409, undefined, `Profile "${name}" is in use by an active session.`);
+    }
+    if (!(await this.profiles.remove(team, name))) throw new ApiError(404, undefined, 'Profile not found.');
+  }
+
+  async execute(
+    team: string,
+    id: string,
+    body: { code: string; timeout: number },
+    localBase: string,
+  ): Promise<ExecuteResult & { error?: string }> {
+    if (!this.config.QUIRE_SESSIONS_EXECUTE) {
+      throw new ApiError(
+        403,
+        undefined,
+        "Execute is turned off on this server: it runs the caller's code on the host. The operator turns it on with QUIRE_SESSIONS_EXECUTE=true.",
+      );
+    }
+    const record = await this.get(team, id);
+    const held = this.held.get(id);
+    if (record.status !== 'active' || !held || held.ending) throw gone();
+    if (held.executions.size >= limits.sessionExecutions) {
+      throw new ApiError(
+        429,
+        undefined,
+        `This session already runs ${limits.sessionExecutions} execute calls; wait for one to finish.`,
+      );
+    }
+    this.touch(held);
+    const result = await runExecute({
+      code: body.code,
+      timeoutS: body.timeout,
+      cdpUrl: `${localBase}/v2/interact/${id}/cdp?token=${this.tokens.token(id, 'cdp')}`,
+      scratchDir: path.join(held.dir, `exec-${randomUUID()}`),
+      onStart: (kill) => {
+        held.executions.add(kill);
+        return () => held.executions.delete(kill);
+      },
+    });
+    this.touch(held);
+    if (result.exitCode === 0 && !result.killed) return result;
+    const error = result.killed
+      ? held.ending
+        ? 'The session ended during execution.'
+        : `Execution timed out after ${body.timeout} s.`
+      : result.stderr.trim() || 'Execution failed.';
+    return { ...result, error };
+  }
+
+  // ---------------------------------------------------------------- token-authenticated access
+
+  /**
+   * The held session a session token opens, checked in the order that reveals least: unknown id
+   * (404), wrong token or scope (401), ended (410).
+   */
+  async authorize(
+    id: string,
+    token: string | undefined,
+    scopes: readonly TokenScope[],
+  ): Promise<{ held: Held; scope: TokenScope }> {
+    const hashes = UUID.test(id) ? await this.store.getSessionTokenHashes(id) : undefined;
+    if (!hashes) throw notFound();
+    const scope = token ? matchToken(token, hashes) : undefined;
+    if (!scope || !scopes.includes(scope)) {
+      throw new ApiError(401, 'UNAUTHORIZED', 'Unauthorized: invalid or missing session token.');
+    }
+    const held = this.held.get(id);
+    if (!held || held.ending) throw gone();
+    await held.ready.catch(() => {
+      throw gone();
+    });
+    return { held, scope };
+  }
+
+  /** /json/version as the browser answers it, pointing at the relay rather than the browser. */
+  async jsonVersion(
+    id: string,
+    token: string | undefined,
+    base: PublicBase,
+  ): Promise<Record<string, unknown>> {
+    const { held } = await this.authorize(id, token, ['cdp']);
+    const endpoint = new URL(held.browser!.wsEndpoint);
+    const res = await fetch(`http://127.0.0.1:${endpoint.port}/json/version`);
+    const version = (await res.json()) as Record<string, unknown>;
+    this.touch(held);
+    return { ...version, webSocketDebuggerUrl: this.urls(id, base).cdpUrl };
+  }
+
+  async livePage(id: string, token: string | undefined): Promise<void> {
+    const { held } = await this.authorize(id, token, ['view', 'control']);
+    if (!held.record.streamWebView) throw liveOff();
+  }
+
+  /**
+   * WebSocket upgrades: `/v2/{interact,browser}/{id}/cdp` (CDP relay) and `.../live/ws` (live view).
+   * The token is checked before the upgrade is accepted; refusals are plain HTTP answers.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://upgrade.invalid');
+    const match = /^\/v2\/(?:interact|browser)\/([^/]+)\/(cdp|live\/ws)\/?$/.exec(url.pathname);
+    if (!match) {
+      refuseUpgrade(socket, new ApiError(404, 'NOT_FOUND', `No WebSocket endpoint at ${url.pathname}.`));
+      return;
+    }
+    const [, id, kind] = match as unknown as [string, string, string];
+    const scopes: TokenScope[] = kind === 'cdp' ? ['cdp'] : ['view', 'control'];
+    this.authorize(id, url.searchParams.get('token') ?? undefined, scopes)
+      .then(({ held, scope }) => {
+        if (kind !== 'cdp' && !held.record.streamWebView) throw liveOff();
+        if (held.sockets.size >= limits.sessionSockets) {
+          throw new ApiError(429, undefined, `A session takes at most ${limits.sessionSockets} connections.`);
+        }
+        this.sockets.handleUpgrade(req, socket, head, (ws) => {
+          if (held.ending) {
+            ws.close(1000, 'session destroyed');
+            return;
+          }
+          held.sockets.add(ws);
+          ws.once('close', () => held.sockets.delete(ws));
+          if (kind === 'cdp') {
+            relayCdp(ws, held.browser!.wsEndpoint, held.scope, {
+              onActivity: () => this.touch(held),
+              onRefused: (method, reason) =>
+                this.log.info({ sessionId: id, method, reason }, 'CDP command refused'),
+            });
+          } else {
+            held.live!.add(ws, scope === 'control');
+          }
+          this.touch(held);
+        });
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ApiError) refuseUpgrade(socket, error);
+        else {
+          this.log.error({ err: error }, 'WebSocket upgrade failed');
+          refuseUpgrade(socket, new ApiError(500, 'UNKNOWN_ERROR', 'The connection could not be set up.'));
+        }
+      });
+  }
+}
+
+const liveOff = () =>
+  new ApiError(
+    403,
+    undefined,
+    'The live view is off for this session (it was created with streamWebView: false).',
+  );
+
+function refuseUpgrade(socket: Duplex, error: ApiError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(error.body());
+  const headers = Object.entries(error.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${error.status} ${statusText(error.status)}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
+  );
+}
+
+function statusText(status: number): string {
+  const texts: Record<number, string> = {
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    410: 'Gone',
+    429: 'Too Many Requests',
+  };
+  return texts[status] ?? 'Error';
+}
+
+/** Main processes of browsers whose profile is under `root` (their command line says so). */
+function browsersUnder(root: string): number[] {
+  const marker = `--user-data-dir=${root}${path.sep}`;
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const cmdline = readCmdline(pid);
+    // Only group leaders: helpers die with their group.
+    if (cmdline?.some((arg) => arg.startsWith(marker)) && !cmdline.some((a) => a.startsWith('--type='))) {
+      pids.push(pid);
+    }
+  }
+  return pids;
+}
+
+function isBrowserOf(pid: number, root: string): boolean {
+  return readCmdline(pid)?.some((arg) => arg.startsWith(`--user-data-dir=${root}${path.sep}`)) ?? false;
+}
+
+function readCmdline(pid: number): string[] | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,560 @@
+import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+import WebSocket from 'ws';
+import { useServer } from './helpers/server.ts';
+import {
+  api,
+  createSession,
+  isRunning,
+  launchViewerBrowser,
+  otherTeamKey,
+  recordedPid,
+  useTestSite,
+  waitFor,
+} from './helpers/sessions.ts';
+
+/** The session's first tab, through Playwright connected to the session's cdpUrl. */
+async function connect(cdpUrl: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.connectOverCDP(cdpUrl);
+  const context = browser.contexts()[0]!;
+  const page = context.pages()[0] ?? (await context.newPage());
+  return { browser, page };
+}
+
+/** A live view socket and the messages it has received so far. */
+async function openLiveSocket(pageUrl: string): Promise<{ ws: WebSocket; messages: Record<string, any>[] }> {
+  const ws = new WebSocket(pageUrl.replace(/^http/, 'ws').replace('/live?', '/live/ws?'));
+  const messages: Record<string, any>[] = [];
+  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return { ws, messages };
+}
+
+describe('interact sessions', () => {
+  const server = useServer({
+    QUIRE_SESSIONS_ALLOWED_HOSTS: '127.0.0.1',
+    QUIRE_SESSIONS_EXECUTE: 'true',
+    QUIRE_SESSIONS_PER_TEAM: '4',
+  });
+  const site = useTestSite();
+  /** The session as GET shows it once it is destroyed. */
+  const destroyed = (id: string, ms: number) =>
+    waitFor(
+      `session ${id} to be destroyed`,
+      async () => {
+        const one = await api(server(), 'GET', `/v2/interact/${id}`);
+        return one.body.status === 'destroyed' ? one.body : undefined;
+      },
+      ms,
+    );
+  // Created first: the last test sees activityTtl end the idle one, while an open live viewer
+  // keeps the watched one alive.
+  let idle: { id: string };
+  let watched: { id: string; viewer: WebSocket };
+  before(async () => {
+    idle = { id: (await createSession(server(), { activityTtl: 10 })).id };
+    const created = await createSession(server(), { activityTtl: 10 });
+    watched = { id: created.id, viewer: (await openLiveSocket(created.liveViewUrl)).ws };
+  });
+
+  it('hands out a session that Playwright drives over cdpUrl: fill a form, click, read the result', async () => {
+    const created = await createSession(server(), { ttl: 120 });
+    assert.match(created.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.match(
+      created.cdpUrl,
+      new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/v2/interact/${created.id}/cdp\\?token=[\\w-]{43}$`),
+    );
+    assert.ok(!created.cdpUrl.includes(server().key), 'the cdpUrl never carries the API key');
+    assert.match(
+      created.liveViewUrl,
+      new RegExp(`^http://127\\.0\\.0\\.1:\\d+/v2/interact/${created.id}/live\\?token=`),
+    );
+    assert.notEqual(created.liveViewUrl, created.interactiveLiveViewUrl);
+    const expiresIn = Date.parse(created.expiresAt) - Date.now();
+    assert.ok(expiresIn > 100_000 && expiresIn <= 120_000, `expiresAt ${created.expiresAt}`);
+
+    const { browser, page } = await connect(created.cdpUrl);
+    try {
+      await page.goto(`${site()}/form`);
+      await page.fill('#name', 'Quire');
+      await page.click('#go');
+      assert.equal(await page.textContent('#out'), 'Hello, Quire!');
+    } finally {
+      await browser.close();
+    }
+    // Disconnecting leaves the session (and its page) as it was; a new client finds it.
+    const again = await connect(created.cdpUrl);
+    assert.equal(await again.page.textContent('#out'), 'Hello, Quire!');
+    await again.browser.close();
+
+    // Playwright's http form reads /json/version, which points back at the relay.
+    const httpUrl = created.cdpUrl.replace(/^ws/, 'http');
+    const version = (await (await fetch(httpUrl.replace('/cdp?', '/cdp/json/version?'))).json()) as {
+      Browser: string;
+      webSocketDebuggerUrl: string;
+    };
+    assert.match(version.Browser, /Chrome\//);
+    assert.equal(version.webSocketDebuggerUrl, created.cdpUrl);
+    const viaHttp = await chromium.connectOverCDP(httpUrl);
+    assert.equal(await viaHttp.contexts()[0]!.pages()[0]!.textContent('#out'), 'Hello, Quire!');
+    await viaHttp.close();
+
+    const deleted = await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    assert.equal(deleted.status, 200);
+    assert.equal(deleted.body.success, true);
+    assert.ok(deleted.body.sessionDurationMs > 0);
+  });
+
+  it('Puppeteer connects through cdpUrl too', async () => {
+    const created = await createSession(server());
+    const browser = await puppeteer.connect({ browserWSEndpoint: created.cdpUrl, defaultViewport: null });
+    try {
+      const [page] = await browser.pages();
+      await page!.goto(`${site()}/form`);
+      await page!.type('#name', 'Puppeteer');
+      await page!.click('#go');
+      assert.equal(await page!.$eval('#out', (el) => el.textContent), 'Hello, Puppeteer!');
+      assert.match(await browser.version(), /Chrome\//);
+    } finally {
+      await browser.disconnect();
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
+  });
+
+  it('refuses a CDP connection without the session token, and after the session ends', async () => {
+    const created = await createSession(server());
+    const refusal = (url: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(url);
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('open', () => resolve(101));
+        ws.once('error', () => {});
+      });
+    assert.equal(await refusal(created.cdpUrl.replace(/token=.*/, 'token=wrong')), 401);
+    // The view token opens the live view, not CDP.
+    const viewToken = new URL(created.liveViewUrl).searchParams.get('token');
+    assert.equal(await refusal(created.cdpUrl.replace(/token=.*/, `token=${viewToken}`)), 401);
+    assert.equal(
+      await refusal(created.cdpUrl.replace(created.id, '01a20f91-16f2-7233-bea2-13a6e9b4b7e1')),
+      404,
+    );
+    await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    assert.equal(await refusal(created.cdpUrl), 410);
+  });
+
+  it('lists the team’s sessions newest first, filters by status, shows one, and deletes idempotently', async () => {
+    const first = await createSession(server());
+    const second = await createSession(server(), { streamWebView: false });
+    const all = await api(server(), 'GET', '/v2/interact');
+    assert.equal(all.status, 200);
+    assert.equal(all.body.success, true);
+    const ids = all.body.sessions.map((s: { id: string }) => s.id);
+    assert.ok(ids.indexOf(second.id) < ids.indexOf(first.id), 'newest first');
+    const item = all.body.sessions.find((s: { id: string }) => s.id === second.id);
+    assert.deepEqual(Object.keys(item).sort(), [
+      'cdpUrl',
+      'createdAt',
+      'id',
+      'interactiveLiveViewUrl',
+      'lastActivity',
+      'liveViewUrl',
+      'status',
+      'streamWebView',
+    ]);
+    assert.equal(item.status, 'active');
+    assert.equal(item.streamWebView, false);
+    assert.equal(item.cdpUrl, second.cdpUrl);
+
+    const deleted = await api(server(), 'DELETE', `/v2/browser/${first.id}`);
+    assert.equal(deleted.status, 200);
+    const again = await api(server(), 'DELETE', `/v2/browser/${first.id}`);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.sessionDurationMs, deleted.body.sessionDurationMs);
+
+    const active = (await api(server(), 'GET', '/v2/interact?status=active')).body.sessions.map(
+      (s: any) => s.id,
+    );
+    const destroyed = (await api(server(), 'GET', '/v2/browser?status=destroyed')).body.sessions.map(
+      (s: any) => s.id,
+    );
+    assert.ok(active.includes(second.id) && !active.includes(first.id));
+    assert.ok(destroyed.includes(first.id) && !destroyed.includes(second.id));
+
+    const one = await api(server(), 'GET', `/v2/interact/${first.id}`);
+    assert.equal(one.body.status, 'destroyed');
+    assert.equal(one.body.closeReason, 'deleted by the caller');
+    // streamWebView: false turns the live view off.
+    const live = await fetch(second.liveViewUrl);
+    assert.equal(live.status, 403);
+    await api(server(), 'DELETE', `/v2/interact/${second.id}`);
+
+    assert.equal((await api(server(), 'GET', '/v2/interact?status=open')).status, 400);
+    const unknown = await api(server(), 'GET', '/v2/interact/01a20f91-16f2-7233-bea2-13a6e9b4b7e1');
+    assert.deepEqual(
+      [unknown.status, unknown.body],
+      [404, { success: false, error: 'Browser session not found.' }],
+    );
+    assert.equal((await api(server(), 'GET', '/v2/interact', undefined, null)).status, 401);
+  });
+
+  it('validates the create body, naming the field', async () => {
+    const bad = await api(server(), 'POST', '/v2/interact', { ttl: 5 });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /body\.ttl must be an integer from 30 to 3600/);
+    const extra = await api(server(), 'POST', '/v2/interact', { activityTtl: 10, colour: 'red' });
+    assert.match(extra.body.error, /unrecognized key "colour"/);
+    const profile = await api(server(), 'POST', '/v2/interact', { profile: { name: '' } });
+    assert.match(profile.body.error, /body\.profile\.name must be a string of 1 to 128 characters/);
+  });
+
+  it('refuses what would reach the host: file:, chrome:, private addresses, redirects and names that resolve to them, host files', async () => {
+    const created = await createSession(server());
+    const { browser, page } = await connect(created.cdpUrl);
+    try {
+      await assert.rejects(page.goto('file:///etc/passwd'), /Quire refused Page\.navigate: file: URLs/);
+      await assert.rejects(page.goto('chrome://version'), /Quire refused Page\.navigate: chrome: URLs/);
+      // Refused before any packet leaves: no traffic to private ranges.
+      await assert.rejects(page.goto('http://10.20.30.40/'), /10\.20\.30\.40 is a private/);
+      await assert.rejects(
+        page.goto('http://169.254.169.254/latest/meta-data/'),
+        /169\.254\.169\.254 is a private/,
+      );
+      await assert.rejects(page.goto('http://[::ffff:a9fe:a9fe]/'), /is a private/);
+      await assert.rejects(
+        page.goto(`http://localhost:${new URL(site()).port}/form`),
+        /localhost is this machine/,
+      );
+      const newTab = page.context().newCDPSession(page);
+      await assert.rejects(
+        (await newTab).send('Target.createTarget', { url: 'file:///etc/hosts' }),
+        /Quire refused Target\.createTarget/,
+      );
+
+      // A redirect from an allowed page to a loopback name is stopped by the egress proxy.
+      const redirected = await page.goto(
+        `${site()}/redirect?to=${encodeURIComponent(`http://localhost:${new URL(site()).port}/form`)}`,
+      );
+      assert.equal(redirected?.status(), 403);
+      assert.match(
+        (await page.textContent('body')) ?? '',
+        /Quire refused this request: localhost is this machine/,
+      );
+
+      // A name resolved to loopback (this machine's own name, in /etc/hosts) is checked on its address.
+      const hostname = os.hostname();
+      const addresses = await lookup(hostname, { all: true }).catch(() => []);
+      if (addresses.some((a) => a.address.startsWith('127.') || a.address === '::1')) {
+        const resolved = await page.goto(`http://${hostname}:${new URL(site()).port}/form`);
+        assert.equal(resolved?.status(), 403);
+        assert.match((await page.textContent('body')) ?? '', /resolves to .*private, loopback or link-local/);
+      }
+
+      // Host files cannot be handed to a file input.
+      await page.goto(`${site()}/form`);
+      await page.setContent('<input type="file" id="f">');
+      const cdp = await page.context().newCDPSession(page);
+      const { root } = (await cdp.send('DOM.getDocument')) as { root: { nodeId: number } };
+      const { nodeId } = (await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#f' })) as {
+        nodeId: number;
+      };
+      await assert.rejects(
+        cdp.send('DOM.setFileInputFiles', { nodeId, files: ['/etc/passwd'] }),
+        /outside the session's upload folder/,
+      );
+      await assert.rejects(cdp.send('Browser.close'), /DELETE the session instead/);
+
+      // Downloads land in the session's own folder, whatever folder a client names.
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-elsewhere-'));
+      const browserCdp = await browser.newBrowserCDPSession();
+      await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: elsewhere });
+      await page.goto(`${site()}/download`).catch(() => {});
+      const downloads = path.join(server().dataDir, 'sessions', 'run', created.id, 'downloads');
+      const saved = await waitFor(
+        'the download',
+        async () =>
+          fs.existsSync(path.join(downloads, 'report.txt')) ? path.join(downloads, 'report.txt') : undefined,
+        10_000,
+      );
+      assert.equal(fs.readFileSync(saved, 'utf8'), 'downloaded bytes');
+      assert.deepEqual(fs.readdirSync(elsewhere), []);
+      fs.rmSync(elsewhere, { recursive: true });
+    } finally {
+      await browser.close();
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
+  });
+
+  it('live view: frames reach a viewer in another browser; only the interactive URL controls the page', async () => {
+    const created = await createSession(server());
+    const { browser, page } = await connect(created.cdpUrl);
+    const viewer = await launchViewerBrowser();
+    try {
+      await page.goto(`${site()}/button`);
+      const view = await viewer.newPage();
+      const response = await view.goto(created.liveViewUrl);
+      assert.match(response!.headers()['content-security-policy']!, /default-src 'none'/);
+      // The page's CSP forbids eval, which Playwright's waitForFunction needs: poll instead.
+      // Page code is given as source text: the tests are type-checked without the DOM library.
+      const frames = async () => Number(await view.evaluate('document.body.dataset.frames'));
+      await waitFor('a first frame', async () => ((await frames()) >= 1 ? true : undefined), 20_000);
+      assert.equal(await view.evaluate('document.body.dataset.mode'), 'read-only');
+      const before = await frames();
+      await page.evaluate('document.body.style.background = "rgb(200, 30, 30)"');
+      await waitFor(
+        'a frame of the change',
+        async () => ((await frames()) > before ? true : undefined),
+        20_000,
+      );
+
+      const box = (await page.locator('#b').boundingBox())!;
+      const click = (event: string) => ({
+        type: 'mouse',
+        event,
+        x: box.x + box.width / 2,
+        y: box.y + box.height / 2,
+        button: 'left',
+        clickCount: 1,
+      });
+      // Read-only: the server drops the input, whatever the client sends.
+      const readOnly = await openLiveSocket(created.liveViewUrl);
+      readOnly.ws.send(JSON.stringify(click('mousePressed')));
+      readOnly.ws.send(JSON.stringify(click('mouseReleased')));
+      await waitFor(
+        'the read-only refusal',
+        async () => readOnly.messages.find((m) => m.type === 'error') ?? undefined,
+        5_000,
+      );
+      assert.equal(await page.textContent('#out'), 'not pressed');
+
+      const control = await openLiveSocket(created.interactiveLiveViewUrl);
+      await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'), 5_000);
+      assert.equal(control.messages.find((m) => m.type === 'mode')!.interactive, true);
+      control.ws.send(JSON.stringify(click('mousePressed')));
+      control.ws.send(JSON.stringify(click('mouseReleased')));
+      await page.waitForFunction('document.getElementById("out").textContent === "pressed"', undefined, {
+        timeout: 10_000,
+      });
+      // Paste goes in as text at the focus.
+      await page.setContent('<input id="i" autofocus>');
+      await page.focus('#i');
+      control.ws.send(JSON.stringify({ type: 'paste', text: 'from the viewer' }));
+      await page.waitForFunction('document.getElementById("i").value === "from the viewer"');
+
+      // Ending the session tells the viewers.
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+      await waitFor(
+        'the viewer page to show the end',
+        async () => ((await view.evaluate('document.body.dataset.ended')) === 'true' ? true : undefined),
+        10_000,
+      );
+      await waitFor('the ended message', async () => control.messages.find((m) => m.type === 'ended'), 5_000);
+      readOnly.ws.close();
+      control.ws.close();
+    } finally {
+      await viewer.close();
+      await browser.close().catch(() => {});
+    }
+  });
+
+  it('execute runs Node code against the session page, with stdout, result, timeout and 410 after the end', async () => {
+    const created = await createSession(server());
+    try {
+      const ok = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        code: `await page.goto(${JSON.stringify(`${site()}/form`)}); await page.fill('#name', 'code'); await page.click('#go');
+               console.log('clicked'); return { out: await page.textContent('#out') };`,
+        language: 'node',
+      });
+      assert.equal(ok.status, 200);
+      assert.deepEqual(
+        {
+          stdout: ok.body.stdout,
+          result: ok.body.result,
+          exitCode: ok.body.exitCode,
+          killed: ok.body.killed,
+        },
+        { stdout: 'clicked\n', result: '{"out":"Hello, code!"}', exitCode: 0, killed: false },
+      );
+      assert.equal(ok.body.error, undefined);
+      // The code reaches the browser through the relay, so the firewall applies to it too.
+      const refused = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        code: "await page.goto('file:///etc/passwd')",
+      });
+      assert.equal(refused.body.exitCode, 1);
+      assert.match(refused.body.error, /Quire refused Page\.navigate/);
+      const hostFile = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        code: "const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8');",
+      });
+      assert.equal(hostFile.body.exitCode, 1);
+      assert.match(hostFile.body.stderr, /ERR_ACCESS_DENIED|Access to this API has been restricted/);
+      const slow = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        code: 'await new Promise(() => {});',
+        timeout: 1,
+      });
+      assert.equal(slow.body.killed, true);
+      assert.match(slow.body.error, /timed out after 1 s/);
+      // Two at a time per session; a third waits its turn.
+      const running = [1, 2].map(() =>
+        api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+          code: 'await new Promise(() => {});',
+          timeout: 2,
+        }),
+      );
+      const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
+      const executing = () => fs.readdirSync(sessionDir).filter((f) => f.startsWith('exec-')).length;
+      await waitFor('two executions to start', async () => (executing() === 2 ? true : undefined), 3_000);
+      const third = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' });
+      assert.equal(third.status, 429);
+      assert.match(third.body.error, /already runs 2 execute calls/);
+      assert.deepEqual(
+        (await Promise.all(running)).map((r) => r.body.killed),
+        [true, true],
+      );
+      const bash = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        code: 'ls',
+        language: 'bash',
+      });
+      assert.equal(bash.status, 400);
+      assert.match(bash.body.error, /body\.language "bash" is not supported/);
+    } finally {
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
+    const late = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' });
+    assert.deepEqual([late.status, late.body.error], [410, 'Browser session has been destroyed.']);
+  });
+
+  it('the official SDK creates, lists, executes in and deletes sessions', async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const created = await client.browser({ ttl: 60, activityTtl: 30 });
+    assert.equal(created.success, true);
+    assert.match(created.cdpUrl ?? '', /\/cdp\?token=/);
+    const listed = await client.listBrowsers({ status: 'active' });
+    assert.ok(listed.sessions?.some((s) => s.id === created.id && s.status === 'active'));
+    const ran = await client.browserExecute(created.id!, {
+      code: 'return await page.evaluate(() => 6 * 7)',
+      language: 'node',
+    });
+    assert.equal(ran.result, '42');
+    const deleted = await client.deleteBrowser(created.id!);
+    assert.equal(deleted.success, true);
+    assert.equal(typeof deleted.sessionDurationMs, 'number');
+    const after = await client.listBrowsers({ status: 'destroyed' });
+    assert.ok(after.sessions?.some((s) => s.id === created.id));
+  });
+
+  it('another team can neither see nor touch a session', async () => {
+    const created = await createSession(server());
+    const other = await otherTeamKey(server(), 'other-team');
+    try {
+      const theirs = await api(server(), 'GET', '/v2/interact', undefined, other);
+      assert.equal(theirs.status, 200);
+      assert.ok(!theirs.body.sessions.some((s: { id: string }) => s.id === created.id));
+      for (const [method, route, body] of [
+        ['GET', `/v2/interact/${created.id}`, undefined],
+        ['DELETE', `/v2/interact/${created.id}`, undefined],
+        ['POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' }],
+      ] as const) {
+        const reply = await api(server(), method, route, body, other);
+        assert.deepEqual(
+          [reply.status, reply.body],
+          [403, { success: false, error: 'Forbidden.' }],
+          `${method} ${route}`,
+        );
+      }
+      assert.equal((await api(server(), 'GET', `/v2/interact/${created.id}`)).body.status, 'active');
+    } finally {
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
+  });
+
+  it('caps a team’s concurrent sessions with 429', async () => {
+    // A team of its own, so the other tests' sessions do not count.
+    const key = await otherTeamKey(server(), 'capped-team');
+    const made: string[] = [];
+    try {
+      let over: Awaited<ReturnType<typeof api>> | undefined;
+      while (!over && made.length < 5) {
+        const reply = await api(server(), 'POST', '/v2/interact', {}, key);
+        if (reply.status === 200) made.push(reply.body.id);
+        else over = reply;
+      }
+      assert.equal(made.length, 4);
+      assert.equal(over?.status, 429);
+      assert.match(over.body.error, /maximum number of concurrent browser sessions \(4\)/);
+      assert.deepEqual(Object.keys(over.body), ['error']);
+      assert.ok(over.headers.get('retry-after'));
+      // A slot freed is a slot to use.
+      await api(server(), 'DELETE', `/v2/interact/${made.pop()}`, undefined, key);
+      const again = await api(server(), 'POST', '/v2/interact', {}, key);
+      assert.equal(again.status, 200);
+      made.push(again.body.id);
+    } finally {
+      for (const id of made) await api(server(), 'DELETE', `/v2/interact/${id}`, undefined, key);
+    }
+  });
+
+  it('named profiles keep cookies and storage, with one writer at a time', async () => {
+    const writer = await createSession(server(), { profile: { name: 'shop' } });
+    let reader: Record<string, any> | undefined;
+    try {
+      const second = await api(server(), 'POST', '/v2/interact', {
+        profile: { name: 'shop', saveChanges: true },
+      });
+      assert.equal(second.status, 409);
+      assert.match(second.body.error, /already has an active session saving changes/);
+      assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 409);
+      reader = await createSession(server(), { profile: { name: 'shop', saveChanges: false } });
+      const { browser, page } = await connect(writer.cdpUrl);
+      await page.goto(`${site()}/remember?who=ada&note=kept`);
+      assert.equal(await page.textContent('#out'), 'stored');
+      await browser.close();
+    } finally {
+      await api(server(), 'DELETE', `/v2/interact/${writer.id}`);
+      if (reader) await api(server(), 'DELETE', `/v2/interact/${reader.id}`);
+    }
+    const later = await createSession(server(), { profile: { name: 'shop', saveChanges: false } });
+    try {
+      const { browser, page } = await connect(later.cdpUrl);
+      await page.goto(`${site()}/recall`);
+      assert.equal(await page.textContent('#out'), 'visitor=ada|kept');
+      await browser.close();
+    } finally {
+      await api(server(), 'DELETE', `/v2/interact/${later.id}`);
+    }
+    assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 200);
+    assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 404);
+  });
+
+  it('a browser that dies marks its session destroyed with the reason', async () => {
+    const created = await createSession(server());
+    const pid = recordedPid(server().dataDir, created.id);
+    assert.ok(isRunning(pid));
+    process.kill(pid, 'SIGKILL');
+    const record = await destroyed(created.id, 10_000);
+    assert.match(record.closeReason, /the browser exited unexpectedly \(signal SIGKILL\)/);
+    assert.equal((await api(server(), 'DELETE', `/v2/interact/${created.id}`)).status, 200);
+  });
+
+  it('ends a session after its activityTtl of idleness, unless someone watches it', async () => {
+    const record = await destroyed(idle.id, 30_000);
+    assert.equal(record.closeReason, 'no activity for 10 s (activityTtl)');
+    const lived = Date.parse(record.closedAt) - Date.parse(record.createdAt);
+    assert.ok(lived >= 10_000 && lived < 25_000, `lived ${lived} ms`);
+
+    const watchedNow = await api(server(), 'GET', `/v2/interact/${watched.id}`);
+    assert.equal(watchedNow.body.status, 'active');
+    assert.ok(Date.now() - Date.parse(watchedNow.body.createdAt) > 10_000);
+    assert.ok(Date.now() - Date.parse(watchedNow.body.lastActivity) < 5_000, 'the viewer counts as activity');
+    watched.viewer.close();
+    await api(server(), 'DELETE', `/v2/interact/${watched.id}`);
+  });
+});
