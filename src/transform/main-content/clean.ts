@@ -70,23 +70,26 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context): boolean {
 }
 
 /**
- * The boilerplate blocks inside the chosen content, to be removed. Headings that only
- * introduce a removed block ("Related articles") go with it.
+ * The boilerplate inside the chosen content, to be removed: blocks inside the content nodes,
+ * and the header blocks themselves (what stands between the title and the content). Headings
+ * that only introduce a removed block ("Related articles") go with it.
  */
 export function boilerplateIn(
   nodes: Element[],
+  header: Element[],
   stats: Map<Element, NodeStats>,
   prose: Map<Element, number>,
 ): Set<RootContent> {
   let contentText = 0;
   for (const n of nodes) contentText += stats.get(n)!.text;
-  const strict = findBoilerplate(nodes, { contentText, stats, prose, lenient: false });
+  const groups = [header, ...nodes.map((n) => n.children)];
+  const strict = findBoilerplate(groups, { contentText, stats, prose, lenient: false });
   let removed = 0;
   for (const n of strict) if (n.type === 'element') removed += stats.get(n)!.text;
   // Class words alone would take most of the text away: on forums and Q&A pages the posts are
   // named "comment" and are the content. Trust only the structural evidence then.
   if (removed <= contentText * CONTENT_SHARE) return strict;
-  return findBoilerplate(nodes, { contentText, stats, prose, lenient: true });
+  return findBoilerplate(groups, { contentText, stats, prose, lenient: true });
 }
 
 interface Context {
@@ -97,28 +100,41 @@ interface Context {
   lenient: boolean;
 }
 
-function findBoilerplate(nodes: Element[], context: Context): Set<RootContent> {
+/** Judges each group of sibling nodes, then the children of what it keeps. */
+function findBoilerplate(groups: RootContent[][], context: Context): Set<RootContent> {
   const { stats } = context;
   const doomed = new Set<RootContent>();
-  const stack: Element[] = [...nodes];
+  const stack = [...groups];
   while (stack.length > 0) {
-    const el = stack.pop()!;
-    let lastHeading: Element | undefined;
-    for (const child of el.children) {
+    const children = stack.pop()!;
+    // A heading goes with the blocks it introduces when they all go ("Related articles"),
+    // never when something it introduces stays. The page's title (h1) always stays.
+    let heading: Element | undefined;
+    let removedSince = false;
+    let keptSince = false;
+    const closeSection = () => {
+      if (heading && removedSince && !keptSince && stats.get(heading)!.text < 80) doomed.add(heading);
+    };
+    for (const child of children) {
       if (child.type !== 'element') {
-        if (child.type === 'text' && child.value.trim() !== '') lastHeading = undefined;
+        if (child.type === 'text' && child.value.trim() !== '') keptSince = true;
         continue;
       }
       const s = stats.get(child)!;
       if (isBoilerplate(child, s, context)) {
         doomed.add(child);
-        if (lastHeading && stats.get(lastHeading)!.text < 80) doomed.add(lastHeading);
-        lastHeading = undefined;
+        removedSince = true;
         continue;
       }
-      lastHeading = HEADING_TAGS.has(child.tagName) ? child : undefined;
-      stack.push(child);
+      if (HEADING_TAGS.has(child.tagName)) {
+        closeSection();
+        heading = child.tagName === 'h1' ? undefined : child;
+        removedSince = false;
+        keptSince = false;
+      } else if (s.text > 0) keptSince = true;
+      stack.push(child.children);
     }
+    closeSection();
   }
   return doomed;
 }
