@@ -1,6 +1,6 @@
-import type { Element, RootContent } from 'hast';
+import type { Element, ElementContent, RootContent } from 'hast';
 import { HEADING_TAGS } from './blocks.ts';
-import { FURNITURE_WEIGHT, hintWeight } from './hints.ts';
+import { classList, FURNITURE_WEIGHT, hintWeight } from './hints.ts';
 import type { NodeStats } from './stats.ts';
 import { linkDensity } from './stats.ts';
 import { isNonMain } from './upstream.ts';
@@ -33,6 +33,10 @@ const JUDGED = new Set([
   'span',
   'p',
 ]);
+/** Landmarks that are page furniture by their tag (upstream's list names them). */
+const FURNITURE_TAGS = new Set(['header', 'footer', 'nav', 'aside']);
+/** Unlinked text (a short paragraph) that keeps a block whose class upstream calls furniture. */
+const MIN_NAMED_TEXT = 100;
 /** Prose points (about two real paragraphs) that make a form part of the content. */
 const MIN_FORM_PROSE = 6;
 /** Above this share of the chosen content, a block is the content itself, whatever its name. */
@@ -44,25 +48,73 @@ function isHeadingBlock(el: Element, stats: Map<Element, NodeStats>): boolean {
   return stats.get(el)!.text > 0 && HEADING_TAGS.has(el.tagName);
 }
 
+/** The text of an element up to its first link. */
+function textBeforeLink(el: Element): string {
+  let text = '';
+  const stack: ElementContent[] = [...el.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'text') text += node.value;
+    else if (node.type === 'element') {
+      if (node.tagName === 'a') break;
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+    }
+  }
+  return text.trim();
+}
+
+/**
+ * A "Read also: <link>" line between paragraphs: short, mostly one link, which a label ending
+ * in a colon introduces or, for a paragraph, which it starts with. A line that only ends in a
+ * link is prose; a heading that is a link is a listing's item title.
+ */
+function isReadAlso(el: Element, s: NodeStats): boolean {
+  if (linkDensity(s) <= 0.6 || s.text >= 250 || s.commas > 1) return false;
+  const label = textBeforeLink(el);
+  return label.endsWith(':') || (label === '' && el.tagName === 'p');
+}
+
+/** Link density of a block that is nothing but a link. */
+const ONLY_LINK = 0.9;
+/** How many alike siblings make a run of items (ingredients, table-like rows, cards). */
+const RUN_LENGTH = 3;
+
+/** Whether the element is one of a run of siblings with its tag and classes. */
+function isRepeatedItem(el: Element, s: NodeStats): boolean {
+  const className = classList(el).join(' ');
+  if (className === '' || !s.parent) return false;
+  let alike = 0;
+  for (const sibling of s.parent.children) {
+    if (sibling.type !== 'element' || sibling.tagName !== el.tagName) continue;
+    if (classList(sibling).join(' ') === className && ++alike >= RUN_LENGTH) return true;
+  }
+  return false;
+}
+
 /** Whether a block inside the content is boilerplate: a share bar, a comment section, a link list. */
-function isBoilerplate(el: Element, s: NodeStats, context: Context): boolean {
+function isBoilerplate(el: Element, s: NodeStats, context: Context, inItem: boolean): boolean {
   const { contentText, stats, lenient } = context;
   if (ALWAYS_DROPPED.has(el.tagName)) return true;
+  if (HEADING_TAGS.has(el.tagName)) return el.tagName !== 'h1' && isReadAlso(el, s);
   if (!JUDGED.has(el.tagName)) return false;
   if (s.text >= contentText * CONTENT_SHARE) return false;
   const density = linkDensity(s);
   const weight = hintWeight(el);
   // A header inside the article carries its title and byline; keep it unless it is a menu.
   if (el.tagName === 'header' && isHeadingBlock(el, stats)) return density > 0.5;
-  if (isNonMain(el)) return true;
+  // Upstream's class names ("widget", "share", "ad") are a verdict on the page around the
+  // content; inside it, page builders name quote boxes and text blocks "widget": unlinked
+  // text keeps them.
+  if (isNonMain(el)) return FURNITURE_TAGS.has(el.tagName) || !(s.text >= MIN_NAMED_TEXT && density < 0.1);
   // Forms are comment boxes and search fields, unless (as on shop and ASP.NET pages) they wrap prose.
   if (el.tagName === 'form') return (context.prose.get(el) ?? 0) < MIN_FORM_PROSE;
-  // "Read also: <link>" lines between paragraphs are a paragraph that is mostly one link.
-  if (el.tagName === 'p')
-    return (weight < 0 && density > 0.3) || (density > 0.6 && s.text < 250 && s.commas <= 1);
+  if (el.tagName === 'p') return (weight < 0 && density > 0.3) || isReadAlso(el, s);
   if (weight <= FURNITURE_WEIGHT && !lenient) return true;
   // A table of links is a data table (platforms, downloads), not a menu.
   if (el.tagName === 'table') return false;
+  // An item of a run of alike blocks (ingredients, table-like rows) is judged with the run,
+  // and so is what it holds, unless it is nothing but a link (a button among text blocks).
+  if ((inItem || isRepeatedItem(el, s)) && density < ONLY_LINK) return false;
   // Link lists (related stories, tag clouds, pagination): mostly links, little prose.
   if (density > 0.5 && s.commas < 10) return true;
   if ((el.tagName === 'ul' || el.tagName === 'ol') && density > 0.35 && s.commas < 5) return true;
@@ -104,9 +156,9 @@ interface Context {
 function findBoilerplate(groups: RootContent[][], context: Context): Set<RootContent> {
   const { stats } = context;
   const doomed = new Set<RootContent>();
-  const stack = [...groups];
+  const stack = groups.map((children) => ({ children, inItem: false }));
   while (stack.length > 0) {
-    const children = stack.pop()!;
+    const { children, inItem } = stack.pop()!;
     // A heading goes with the blocks it introduces when they all go ("Related articles"),
     // never when something it introduces stays. The page's title (h1) always stays.
     let heading: Element | undefined;
@@ -121,7 +173,7 @@ function findBoilerplate(groups: RootContent[][], context: Context): Set<RootCon
         continue;
       }
       const s = stats.get(child)!;
-      if (isBoilerplate(child, s, context)) {
+      if (isBoilerplate(child, s, context, inItem)) {
         doomed.add(child);
         removedSince = true;
         continue;
@@ -132,7 +184,7 @@ function findBoilerplate(groups: RootContent[][], context: Context): Set<RootCon
         removedSince = false;
         keptSince = false;
       } else if (s.text > 0) keptSince = true;
-      stack.push(child.children);
+      stack.push({ children: child.children, inItem: inItem || isRepeatedItem(child, s) });
     }
     closeSection();
   }
