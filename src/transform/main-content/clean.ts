@@ -79,20 +79,29 @@ const ONLY_LINK = 0.9;
 /** How many alike siblings make a run of items (ingredients, table-like rows, cards). */
 const RUN_LENGTH = 3;
 
-/** Whether the element is one of a run of siblings with its tag and classes. */
-function isRepeatedItem(el: Element, s: NodeStats): boolean {
-  const className = classList(el).join(' ');
-  if (className === '' || !s.parent) return false;
-  let alike = 0;
-  for (const sibling of s.parent.children) {
-    if (sibling.type !== 'element' || sibling.tagName !== el.tagName) continue;
-    if (classList(sibling).join(' ') === className && ++alike >= RUN_LENGTH) return true;
+/** A block's tag and classes, when it has classes: blocks of one kind are alike. */
+function kindOf(el: Element): string | undefined {
+  const classes = classList(el);
+  return classes.length === 0 ? undefined : `${el.tagName}.${classes.join('.')}`;
+}
+
+/** The kinds that recur in a group of siblings often enough to make a run of items. */
+function runsIn(children: RootContent[]): Set<string> {
+  const counts = new Map<string, number>();
+  const runs = new Set<string>();
+  for (const child of children) {
+    if (child.type !== 'element') continue;
+    const kind = kindOf(child);
+    if (kind === undefined) continue;
+    const n = (counts.get(kind) ?? 0) + 1;
+    counts.set(kind, n);
+    if (n >= RUN_LENGTH) runs.add(kind);
   }
-  return false;
+  return runs;
 }
 
 /** Whether a block inside the content is boilerplate: a share bar, a comment section, a link list. */
-function isBoilerplate(el: Element, s: NodeStats, context: Context, inItem: boolean): boolean {
+function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolean): boolean {
   const { contentText, stats, lenient } = context;
   if (ALWAYS_DROPPED.has(el.tagName)) return true;
   if (HEADING_TAGS.has(el.tagName)) return el.tagName !== 'h1' && isReadAlso(el, s);
@@ -114,7 +123,7 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context, inItem: bool
   if (el.tagName === 'table') return false;
   // An item of a run of alike blocks (ingredients, table-like rows) is judged with the run,
   // and so is what it holds, unless it is nothing but a link (a button among text blocks).
-  if ((inItem || isRepeatedItem(el, s)) && density < ONLY_LINK) return false;
+  if (item && density < ONLY_LINK) return false;
   // Link lists (related stories, tag clouds, pagination): mostly links, little prose.
   if (density > 0.5 && s.commas < 10) return true;
   if ((el.tagName === 'ul' || el.tagName === 'ol') && density > 0.35 && s.commas < 5) return true;
@@ -159,6 +168,7 @@ function findBoilerplate(groups: RootContent[][], context: Context): Set<RootCon
   const stack = groups.map((children) => ({ children, inItem: false }));
   while (stack.length > 0) {
     const { children, inItem } = stack.pop()!;
+    const runs = runsIn(children);
     // A heading goes with the blocks it introduces when they all go ("Related articles"),
     // never when something it introduces stays. The page's title (h1) always stays.
     let heading: Element | undefined;
@@ -173,7 +183,9 @@ function findBoilerplate(groups: RootContent[][], context: Context): Set<RootCon
         continue;
       }
       const s = stats.get(child)!;
-      if (isBoilerplate(child, s, context, inItem)) {
+      const kind = kindOf(child);
+      const item = inItem || (kind !== undefined && runs.has(kind));
+      if (isBoilerplate(child, s, context, item)) {
         doomed.add(child);
         removedSince = true;
         continue;
@@ -184,7 +196,7 @@ function findBoilerplate(groups: RootContent[][], context: Context): Set<RootCon
         removedSince = false;
         keptSince = false;
       } else if (s.text > 0) keptSince = true;
-      stack.push({ children: child.children, inItem: inItem || isRepeatedItem(child, s) });
+      stack.push({ children: child.children, inItem: item });
     }
     closeSection();
   }
