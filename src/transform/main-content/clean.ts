@@ -48,19 +48,47 @@ function isHeadingBlock(el: Element, stats: Map<Element, NodeStats>): boolean {
   return stats.get(el)!.text > 0 && HEADING_TAGS.has(el.tagName);
 }
 
-/** The text of an element up to its first link. */
-function textBeforeLink(el: Element): string {
+/** The text of an element, in document order, up to its first link or, with `firstOnly`, its first words. */
+function leadingText(el: Element, firstOnly: boolean): string {
   let text = '';
   const stack: ElementContent[] = [...el.children].reverse();
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (node.type === 'text') text += node.value;
-    else if (node.type === 'element') {
-      if (node.tagName === 'a') break;
+    if (node.type === 'text') {
+      text += node.value;
+      if (firstOnly && text.trim() !== '') break;
+    } else if (node.type === 'element') {
+      if (node.tagName === 'a' && !firstOnly) break;
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
     }
   }
   return text.trim();
+}
+
+/** A copyright line is longer than this only when it is prose about copyright. */
+const MAX_COPYRIGHT_TEXT = 250;
+
+function holdsImage(el: Element): boolean {
+  const stack = [el];
+  while (stack.length > 0)
+    for (const child of stack.pop()!.children) {
+      if (child.type !== 'element') continue;
+      if (child.tagName === 'img') return true;
+      stack.push(child);
+    }
+  return false;
+}
+
+/**
+ * A copyright notice ("© 2020 Example Inc. All rights reserved"): page furniture wherever it
+ * sits, unless it is the credit of a picture it holds.
+ */
+function isCopyrightLine(el: Element, s: NodeStats): boolean {
+  return (
+    s.text < MAX_COPYRIGHT_TEXT &&
+    /^(?:©|\(c\)\s|copyright\s)/i.test(leadingText(el, true)) &&
+    !holdsImage(el)
+  );
 }
 
 /**
@@ -70,7 +98,7 @@ function textBeforeLink(el: Element): string {
  */
 function isReadAlso(el: Element, s: NodeStats): boolean {
   if (linkDensity(s) <= 0.6 || s.text >= 250 || s.commas > 1) return false;
-  const label = textBeforeLink(el);
+  const label = leadingText(el, false);
   return label.endsWith(':') || (label === '' && el.tagName === 'p');
 }
 
@@ -117,6 +145,7 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolea
   if (isNonMain(el)) return FURNITURE_TAGS.has(el.tagName) || !(s.text >= MIN_NAMED_TEXT && density < 0.1);
   // Forms are comment boxes and search fields, unless (as on shop and ASP.NET pages) they wrap prose.
   if (el.tagName === 'form') return (context.prose.get(el) ?? 0) < MIN_FORM_PROSE;
+  if (isCopyrightLine(el, s)) return true;
   if (el.tagName === 'p') return (weight < 0 && density > 0.3) || isReadAlso(el, s);
   if (weight <= FURNITURE_WEIGHT && !lenient) return true;
   // A table of links is a data table (platforms, downloads), not a menu.
