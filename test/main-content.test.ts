@@ -133,21 +133,18 @@ describe('onlyMainContent on real pages', () => {
     assert.equal(status, 200, JSON.stringify(body));
     return body.data.markdown as string;
   };
-
-  it('keeps a news article and drops its furniture', async () => {
-    const name = 'trafilatura-bostonherald.com-brothel-catering.html';
+  /** A page of the main-content corpus passes all its must-include and must-not-include snippets. */
+  const passesCorpusPage = async (name: string) =>
     assertVectors(await markdownOf(corpusFile(`maincontent/${name}`)), vectorsOf(name));
-  });
 
-  it('keeps a documentation page, data tables of links included', async () => {
-    const name = 'trafilatura-docs.docker.com.install.html';
-    assertVectors(await markdownOf(corpusFile(`maincontent/${name}`)), vectorsOf(name));
-  });
+  it('keeps a news article and drops its furniture', () =>
+    passesCorpusPage('trafilatura-bostonherald.com-brothel-catering.html'));
 
-  it('keeps an article built from "widget" blocks (page builder)', async () => {
-    const name = 'trafilatura-daheim-solar.de.batteriespeicher.html';
-    assertVectors(await markdownOf(corpusFile(`maincontent/${name}`)), vectorsOf(name));
-  });
+  it('keeps a documentation page, data tables of links included', () =>
+    passesCorpusPage('trafilatura-docs.docker.com.install.html'));
+
+  it('keeps an article built from "widget" blocks (page builder)', () =>
+    passesCorpusPage('trafilatura-daheim-solar.de.batteriespeicher.html'));
 
   it('keeps an article inside a widget-class container, without the widgets beside it', async () => {
     const md = await markdownOf({ bytes: widgetArticle, filename: 'widget.html' });
@@ -209,15 +206,11 @@ describe('onlyMainContent on real pages', () => {
     assert.doesNotMatch(comments, /harbour bridge opened/);
   });
 
-  it('keeps a forum thread, whose posts are named like comments', async () => {
-    const name = 'trafilatura-katzen-forum.net-pepe.html';
-    assertVectors(await markdownOf(corpusFile(`maincontent/${name}`)), vectorsOf(name));
-  });
+  it('keeps a forum thread, whose posts are named like comments', () =>
+    passesCorpusPage('trafilatura-katzen-forum.net-pepe.html'));
 
-  it("keeps a product page's description and delivery details", async () => {
-    const name = 'trafilatura-uniqz.de.katzendecke.html';
-    assertVectors(await markdownOf(corpusFile(`maincontent/${name}`)), vectorsOf(name));
-  });
+  it("keeps a product page's description and delivery details", () =>
+    passesCorpusPage('trafilatura-uniqz.de.katzendecke.html'));
 
   it('returns the whole page with onlyMainContent false', async () => {
     const md = await markdownOf(

@@ -68,6 +68,7 @@ function leadingText(el: Element, firstOnly: boolean): string {
 /** A copyright line is longer than this only when it is prose about copyright. */
 const MAX_COPYRIGHT_TEXT = 250;
 
+/** Whether a picture sits anywhere inside the element. */
 function holdsImage(el: Element): boolean {
   const stack = [el];
   while (stack.length > 0)
