@@ -3,7 +3,7 @@ import { hasOnlyInlineChildren } from './blocks.ts';
 import { FURNITURE_WEIGHT, hintWeight } from './hints.ts';
 import type { Scores } from './scoring.ts';
 import type { NodeStats } from './stats.ts';
-import { linkDensity } from './stats.ts';
+import { ancestors, linkDensity } from './stats.ts';
 
 /**
  * A winner below this has about two short paragraphs of evidence: a pop-up or a teaser on a
@@ -16,12 +16,6 @@ const CLOSE_RATIO = 0.75;
 const CLOSE_PARTS = 3;
 /** The share of the page's prose (outside furniture) the content must hold. */
 const PROSE_SHARE = 0.75;
-
-function ancestors(el: Element, stats: Map<Element, NodeStats>): Element[] {
-  const out: Element[] = [];
-  for (let a = stats.get(el)!.parent; a; a = stats.get(a)!.parent) out.push(a);
-  return out;
-}
 
 const STRUCTURE_PARTS = new Set([
   'tr',

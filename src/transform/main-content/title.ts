@@ -1,7 +1,7 @@
 import type { Element } from 'hast';
 import { hasOnlyInlineChildren } from './blocks.ts';
 import type { NodeStats } from './stats.ts';
-import { linkDensity } from './stats.ts';
+import { ancestors, linkDensity } from './stats.ts';
 
 /** A title is one line; longer "headings" are styled paragraphs. */
 const MAX_TITLE_TEXT = 200;
@@ -30,13 +30,6 @@ function isLead(el: Element, s: NodeStats): boolean {
     s.text >= MIN_LEAD_TEXT &&
     linkDensity(s) < 0.25
   );
-}
-
-/** The element's ancestors, nearest first. */
-function ancestors(el: Element, stats: Map<Element, NodeStats>): Element[] {
-  const out: Element[] = [];
-  for (let a = stats.get(el)!.parent; a; a = stats.get(a)!.parent) out.push(a);
-  return out;
 }
 
 function elementChildren(el: Element): Element[] {
