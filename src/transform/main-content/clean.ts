@@ -129,6 +129,23 @@ function runsIn(children: RootContent[]): Set<string> {
   return runs;
 }
 
+/** An unlinked paragraph this long is a sentence of the text, not a teaser's line. */
+const MIN_SENTENCE_TEXT = 80;
+
+/** Whether a paragraph of unlinked text sits inside the block: then it is not a mere link list. */
+function holdsSentence(el: Element, stats: Map<Element, NodeStats>): boolean {
+  const stack = [el];
+  while (stack.length > 0)
+    for (const child of stack.pop()!.children) {
+      if (child.type !== 'element') continue;
+      const s = stats.get(child)!;
+      if (s.text < MIN_SENTENCE_TEXT) continue;
+      if (child.tagName === 'p' && s.linkText === 0) return true;
+      stack.push(child);
+    }
+  return false;
+}
+
 /** Whether a block inside the content is boilerplate: a share bar, a comment section, a link list. */
 function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolean): boolean {
   const { contentText, stats, lenient } = context;
@@ -155,7 +172,7 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolea
   // and so is what it holds, unless it is nothing but a link (a button among text blocks).
   if (item && density < ONLY_LINK) return false;
   // Link lists (related stories, tag clouds, pagination): mostly links, little prose.
-  if (density > 0.5 && s.commas < 10) return true;
+  if (density > 0.5 && s.commas < 10) return !holdsSentence(el, stats);
   if ((el.tagName === 'ul' || el.tagName === 'ol') && density > 0.35 && s.commas < 5) return true;
   return false;
 }
