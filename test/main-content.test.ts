@@ -61,9 +61,10 @@ const sentence = (topic: string) =>
   `Engineers spent the winter on the ${topic}, working in shifts, checking every joint, and reporting their progress to the city council each week.`;
 
 /**
- * A news article with the furniture such pages carry: a share bar and a "read also" line in
- * the body, related stories and a newsletter prompt inside the article element, a comment
- * section with real prose beside it, a sidebar, a menu and a footer.
+ * A news article with the furniture such pages carry: a share bar, a "read also" line and a
+ * plain list of more links in the body, related stories and a newsletter prompt inside the
+ * article element, a comment section with real prose beside it, a sidebar, a menu and a
+ * footer; and a list of sources that belongs to the text.
  */
 const newsArticle = `<!doctype html><html lang="en"><head><title>Harbour bridge reopens | Daily Example</title></head><body>
 <header class="site-header"><a class="logo" href="/">Daily Example</a>
@@ -86,6 +87,13 @@ const newsArticle = `<!doctype html><html lang="en"><head><title>Harbour bridge 
     <pre><code>bridge.open({ span: "north", reason: "shipping" })</code></pre>
     <p class="read-also">Read also: <a href="/ferry">Ferry timetable changes for the spring season</a></p>
     <p>The council expects the last scaffolding to be gone by the end of the month. ${sentence('railings')}</p>
+    <h2>Sources</h2>
+    <ul><li>Council report, 2023: <a href="/report">Bridge works and costs</a></li>
+        <li>Engineering survey, 2022: <a href="/survey">Cable fatigue findings</a></li>
+        <li>Traffic office, 2024: <a href="/traffic">Crossings by month</a></li></ul>
+    <h3>More from the city desk</h3>
+    <ul><li><a href="/c1">Library extends its opening hours</a></li><li><a href="/c2">Parking fees to rise in April</a></li>
+        <li><a href="/c3">Riverside park gets new benches</a></li></ul>
    </div>
    <div class="related-posts"><h3>Related stories</h3><ul>
     <li><a href="/tunnel"><h4>Tunnel project delayed once more</h4></a><p>The second crossing will take longer, officials say.</p></li>
@@ -124,6 +132,9 @@ const furniture = [
   'Leave a reply',
   'Most read',
   'Market hall',
+  'More from the city desk',
+  'Library extends',
+  'Parking fees',
 ];
 
 describe('onlyMainContent on real pages', () => {
@@ -175,6 +186,8 @@ describe('onlyMainContent on real pages', () => {
     assert.match(md, /^\| 2019 \| 41200 \|$/m);
     assert.match(md, /^```\nbridge\.open\(\{ span: "north", reason: "shipping" \}\)\n```$/m);
     assert.match(md, /last scaffolding to be gone by the end of the month/);
+    // A list whose entries say where each link comes from is part of the text.
+    assert.match(md, /^- Engineering survey, 2022: \[Cable fatigue findings\]\(/m);
     for (const text of furniture) assert.ok(!md.includes(text), `kept: ${text}`);
   });
 

@@ -146,6 +146,21 @@ function holdsSentence(el: Element, stats: Map<Element, NodeStats>): boolean {
   return false;
 }
 
+/** Entries a list needs before its entries' labels say what kind of list it is. */
+const MIN_ANNOTATED_ENTRIES = 3;
+
+/** Whether every entry of a list starts with words of its own before its first link. */
+function isAnnotatedList(el: Element): boolean {
+  let entries = 0;
+  for (const child of el.children) {
+    if (child.type !== 'element' || child.tagName !== 'li') continue;
+    // A bullet or an arrow before the link is decoration, not a label.
+    if (!/[\p{L}\p{N}]/u.test(leadingText(child, false))) return false;
+    entries++;
+  }
+  return entries >= MIN_ANNOTATED_ENTRIES;
+}
+
 /** Whether a block inside the content is boilerplate: a share bar, a comment section, a link list. */
 function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolean): boolean {
   const { contentText, stats, lenient } = context;
@@ -171,9 +186,13 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolea
   // An item of a run of alike blocks (ingredients, table-like rows) is judged with the run,
   // and so is what it holds, unless it is nothing but a link (a button among text blocks).
   if (item && density < ONLY_LINK) return false;
+  const list = el.tagName === 'ul' || el.tagName === 'ol';
+  // A list whose entries each say something before their link (a date, a source) annotates
+  // its links: press coverage, references, downloads.
+  if (list && isAnnotatedList(el)) return false;
   // Link lists (related stories, tag clouds, pagination): mostly links, little prose.
   if (density > 0.5 && s.commas < 10) return !holdsSentence(el, stats);
-  if ((el.tagName === 'ul' || el.tagName === 'ol') && density > 0.35 && s.commas < 5) return true;
+  if (list && density > 0.35 && s.commas < 5) return true;
   return false;
 }
 
