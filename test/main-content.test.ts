@@ -63,8 +63,8 @@ const sentence = (topic: string) =>
 /**
  * A news article with the furniture such pages carry: a share bar, a "read also" line and a
  * plain list of more links in the body, related stories and a newsletter prompt inside the
- * article element, a comment section with real prose beside it, a sidebar, a menu and a
- * footer; and a list of sources that belongs to the text.
+ * article element, the author's address, a comment section with real prose beside it, a
+ * sidebar, a menu and a footer; and a list of sources that belongs to the text.
  */
 const newsArticle = `<!doctype html><html lang="en"><head><title>Harbour bridge reopens | Daily Example</title></head><body>
 <header class="site-header"><a class="logo" href="/">Daily Example</a>
@@ -95,6 +95,7 @@ const newsArticle = `<!doctype html><html lang="en"><head><title>Harbour bridge 
     <ul><li><a href="/c1">Library extends its opening hours</a></li><li><a href="/c2">Parking fees to rise in April</a></li>
         <li><a href="/c3">Riverside park gets new benches</a></li></ul>
    </div>
+   <address>Write to the author at jane.doe@example.com</address>
    <div class="related-posts"><h3>Related stories</h3><ul>
     <li><a href="/tunnel"><h4>Tunnel project delayed once more</h4></a><p>The second crossing will take longer, officials say.</p></li>
     <li><a href="/trams"><h4>Night trams return to the old town</h4></a><p>Service resumes after a two-year pause.</p></li>
@@ -135,6 +136,7 @@ const furniture = [
   'More from the city desk',
   'Library extends',
   'Parking fees',
+  'Write to the author',
 ];
 
 describe('onlyMainContent on real pages', () => {

@@ -165,6 +165,8 @@ function isAnnotatedList(el: Element): boolean {
 function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolean): boolean {
   const { contentText, stats, lenient } = context;
   if (ALWAYS_DROPPED.has(el.tagName)) return true;
+  // Contact details of the page's or the article's owner, not part of its text.
+  if (el.tagName === 'address') return true;
   if (HEADING_TAGS.has(el.tagName)) return el.tagName !== 'h1' && isReadAlso(el, s);
   if (!JUDGED.has(el.tagName)) return false;
   if (s.text >= contentText * CONTENT_SHARE) return false;
