@@ -27,8 +27,9 @@ function textWithoutFurniture(stats: Map<Element, NodeStats>, page: NodeStats): 
  * `onlyMainContent`: the page's main content, chosen by evidence. Paragraphs score their
  * containers (text, commas, link density, class/id words, landmarks, upstream's furniture
  * list); the best container and its kindred siblings are kept, with the title heading above
- * them, and cleaned of boilerplate inside. When no container clearly holds the page's text,
- * upstream's selector-list removal is used instead, which keeps more.
+ * them and the header between (deck, lead, byline), and cleaned of boilerplate inside. When no
+ * container clearly holds the page's text, upstream's selector-list removal is used instead,
+ * which keeps more.
  */
 export function keepMainContent(tree: Root): Root {
   // The converter hands over the body's children: a body around them gives every block a
