@@ -7,6 +7,7 @@ import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
 import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
+import { mainContentSection, runMainContent } from './maincontent.ts';
 import { measureThroughput, pdfSection, runPdfBench } from './pdf.ts';
 import { pandocReader, pandocVersion } from './peers/pandoc.ts';
 import { type PdfTool, pdfPeers } from './peers/pdf.ts';
@@ -23,7 +24,8 @@ import {
 import { runSessionsBench, sessionsSection } from './sessions.ts';
 import { median, nowMs, ratio } from './stats.ts';
 
-// npm run bench: corpus quality and ms/doc against pandoc and anydoc, big synthetic documents
+// npm run bench: corpus quality and ms/doc against pandoc and anydoc, main-content extraction
+// against Readability and pandoc, big synthetic documents
 // against anydoc, then HTTP load against a pandoc-per-request server, all measured in this one
 // run; writes bench/RESULTS.md.
 //
@@ -38,7 +40,7 @@ const benchDir = path.join(repoRoot, 'bench');
 const outRoot = path.join(benchDir, 'out');
 const resultsPath = path.join(benchDir, 'RESULTS.md');
 const partialResultsPath = path.join(outRoot, 'RESULTS.partial.md');
-const sections = ['corpus', 'pdf', 'big', 'load', 'sessions'] as const;
+const sections = ['corpus', 'maincontent', 'pdf', 'big', 'load', 'sessions'] as const;
 type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
 const quireMain = path.join(repoRoot, 'src/main.ts');
@@ -305,6 +307,15 @@ async function main(): Promise<void> {
     log(`corpus done in ${((nowMs() - started) / 1000).toFixed(0)} s`);
   }
 
+  // Main content: web pages scored on what onlyMainContent keeps, against Readability.
+  let mainContentLines: string[] = [];
+  if (runs('maincontent')) {
+    if (quire.ok) {
+      log('main-content pages: Quire, Readability, pandoc');
+      mainContentLines = mainContentSection(await runMainContent(quire.tool, corpus, outRoot));
+    } else notes.push('Quire could not be loaded, so the main-content section was not run.');
+  }
+
   // PDF: its corpus is organised by subset, and its peers differ.
   let pdfLines: string[] = [];
   if (runs('pdf')) {
@@ -420,6 +431,7 @@ async function main(): Promise<void> {
       ? [`> Partial run: sections ${(only ?? sections).join(', ')}; formats ${formats.join(', ')}.`, '']
       : []),
     ...qualityLines,
+    ...mainContentLines,
     ...pdfLines,
     ...bigLines,
     ...loadLines,

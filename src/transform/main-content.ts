@@ -1,4 +1,4 @@
-import type { Element, Root } from 'hast';
+import type { Element, ElementContent, Root } from 'hast';
 import { boilerplateIn } from './main-content/clean.ts';
 import { scoreCandidates } from './main-content/scoring.ts';
 import { chooseContent } from './main-content/select.ts';
@@ -27,11 +27,19 @@ function textWithoutFurniture(stats: Map<Element, NodeStats>, page: NodeStats): 
  * `onlyMainContent`: the page's main content, chosen by evidence. Paragraphs score their
  * containers (text, commas, link density, class/id words, landmarks, upstream's furniture
  * list); the best container and its kindred siblings are kept, with the title heading above
- * them, and cleaned of boilerplate inside. When no container clearly holds the page's text,
- * upstream's selector-list removal is used instead, which keeps more.
+ * them and the header between (deck, lead, byline), and cleaned of boilerplate inside. When no
+ * container clearly holds the page's text, upstream's selector-list removal is used instead,
+ * which keeps more.
  */
 export function keepMainContent(tree: Root): Root {
-  const { stats, page } = collectStats(tree);
+  // The converter hands over the body's children: a body around them gives every block a
+  // parent, so that blocks at the top level can be the content's siblings and ancestors.
+  // (A web page's tree holds elements, text and comments only; the filter tells the compiler.)
+  const children = tree.children.filter(
+    (c): c is ElementContent => c.type !== 'doctype' && c.type !== 'dataTable',
+  );
+  const body: Element = { type: 'element', tagName: 'body', properties: {}, children };
+  const { stats, page } = collectStats({ type: 'root', children: [body] });
   const scores = scoreCandidates(stats);
   const nodes = chooseContent(scores, stats);
   if (!nodes) return withoutPageFurniture(tree);
@@ -41,7 +49,8 @@ export function keepMainContent(tree: Root): Root {
   // Too little text to tell content from furniture (Readability's threshold is the same).
   if (contentText < MIN_CONTENT_TEXT && pageText > contentText) return withoutPageFurniture(tree);
 
-  const content: Root = { type: 'root', children: [...titleBefore(nodes, stats), ...nodes] };
-  const cleaned = withoutNodes(content, boilerplateIn(nodes, stats, scores.prose));
+  const header = titleBefore(nodes, stats);
+  const content: Root = { type: 'root', children: [...header, ...nodes] };
+  const cleaned = withoutNodes(content, boilerplateIn(nodes, header, stats, scores.prose));
   return hasContent(cleaned) ? cleaned : withoutPageFurniture(tree);
 }

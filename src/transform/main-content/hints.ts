@@ -16,13 +16,25 @@ const NEGATIVE =
 const WEAK_NEGATIVE =
   /widget|meta|tags|topics|banner|footnote|masthead|login|signup|(?:^|[\s_-])ads?(?:[\s_-]|$)/i;
 
+/**
+ * The weight of a class list or an id, word by word: a word that names furniture outright
+ * ("related-posts", "comment-content", "share-post") counts as furniture only, whatever
+ * content word it also holds; weak furniture words and content words cancel ("entry-meta").
+ */
 function weighOne(value: string): number {
-  if (value === '') return 0;
-  let weight = 0;
-  if (NEGATIVE.test(value)) weight -= 25;
-  else if (WEAK_NEGATIVE.test(value)) weight -= 10;
-  if (POSITIVE.test(value)) weight += 25;
-  return weight;
+  let negative = false;
+  let weak = false;
+  let positive = false;
+  for (const word of value.split(/\s+/)) {
+    if (word === '') continue;
+    if (NEGATIVE.test(word)) {
+      negative = true;
+      continue;
+    }
+    if (WEAK_NEGATIVE.test(word)) weak = true;
+    if (POSITIVE.test(word)) positive = true;
+  }
+  return (negative ? -25 : weak ? -10 : 0) + (positive ? 25 : 0);
 }
 
 /** At or below this weight, class/id words alone mark an element as furniture. */

@@ -62,9 +62,16 @@ function priorScore(el: Element): number {
   return score;
 }
 
+/**
+ * Prose has a comma every few dozen characters at most; denser commas separate names or
+ * keywords (author lists of references, tag lines), which are not running text.
+ */
+const MIN_CHARS_PER_COMMA = 40;
+
 /** Points for one paragraph: longer, comma-rich prose counts more; linked text counts less. */
 function paragraphPoints(s: NodeStats): number {
-  return (1 + Math.min(s.commas, 20) + Math.min(3, Math.floor(s.text / 100))) * (1 - linkDensity(s));
+  const commas = Math.min(s.commas, 20, Math.ceil(s.text / MIN_CHARS_PER_COMMA));
+  return (1 + commas + Math.min(3, Math.floor(s.text / 100))) * (1 - linkDensity(s));
 }
 
 function isParagraph(el: Element, s: NodeStats): boolean {

@@ -3,7 +3,7 @@ import { hasOnlyInlineChildren } from './blocks.ts';
 import { FURNITURE_WEIGHT, hintWeight } from './hints.ts';
 import type { Scores } from './scoring.ts';
 import type { NodeStats } from './stats.ts';
-import { linkDensity } from './stats.ts';
+import { ancestors, linkDensity } from './stats.ts';
 
 /**
  * A winner below this has about two short paragraphs of evidence: a pop-up or a teaser on a
@@ -16,12 +16,6 @@ const CLOSE_RATIO = 0.75;
 const CLOSE_PARTS = 3;
 /** The share of the page's prose (outside furniture) the content must hold. */
 const PROSE_SHARE = 0.75;
-
-function ancestors(el: Element, stats: Map<Element, NodeStats>): Element[] {
-  const out: Element[] = [];
-  for (let a = stats.get(el)!.parent; a; a = stats.get(a)!.parent) out.push(a);
-  return out;
-}
 
 const STRUCTURE_PARTS = new Set([
   'tr',
@@ -87,13 +81,17 @@ function isOnlyElementChild(el: Element, parent: Element): boolean {
   return true;
 }
 
-/** A sentence-ending paragraph without links: body text that sits beside the winner. */
-function isProseSibling(el: Element, s: NodeStats): boolean {
+/**
+ * Plain prose beside the winner: a paragraph without many links, or, before the winner, a
+ * short unlinked line (dateline, byline, subtitle). Short lines after it are tag lines and
+ * "follow us" prompts.
+ */
+function isProseSibling(el: Element, s: NodeStats, before: boolean): boolean {
   // A lead or teaser paragraph is often a `div` of inline text beside the body.
   if (el.tagName !== 'p' && !(el.tagName === 'div' && hasOnlyInlineChildren(el))) return false;
   const density = linkDensity(s);
   if (s.text > 80) return density < 0.25;
-  return density === 0 && s.text > 0;
+  return before && density === 0 && s.text > 0;
 }
 
 /**
@@ -170,16 +168,18 @@ export function chooseContent(
   const threshold = Math.max(10, topScore * 0.2);
   const topClass = String(top.properties.className ?? '');
   const nodes: Element[] = [];
+  let before = true;
   for (const sibling of parent.children) {
     if (sibling.type !== 'element') continue;
     if (sibling === top) {
       nodes.push(sibling);
+      before = false;
       continue;
     }
     const s = stats.get(sibling)!;
     let score = scores.get(sibling) ?? 0;
     if (topClass !== '' && String(sibling.properties.className ?? '') === topClass) score += topScore * 0.2;
-    if ((score >= threshold && hintWeight(sibling) > FURNITURE_WEIGHT) || isProseSibling(sibling, s))
+    if ((score >= threshold && hintWeight(sibling) > FURNITURE_WEIGHT) || isProseSibling(sibling, s, before))
       nodes.push(sibling);
   }
   return nodes;

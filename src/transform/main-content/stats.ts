@@ -80,3 +80,10 @@ export function collectStats(tree: Root): { stats: Map<Element, NodeStats>; page
 export function linkDensity(s: NodeStats): number {
   return s.text === 0 ? 0 : s.linkText / s.text;
 }
+
+/** The element's ancestors, nearest first. */
+export function ancestors(el: Element, stats: Map<Element, NodeStats>): Element[] {
+  const out: Element[] = [];
+  for (let a = stats.get(el)!.parent; a; a = stats.get(a)!.parent) out.push(a);
+  return out;
+}

@@ -1,7 +1,7 @@
 import type { Element } from 'hast';
 import { hasOnlyInlineChildren } from './blocks.ts';
 import type { NodeStats } from './stats.ts';
-import { linkDensity } from './stats.ts';
+import { ancestors, linkDensity } from './stats.ts';
 
 /** A title is one line; longer "headings" are styled paragraphs. */
 const MAX_TITLE_TEXT = 200;
@@ -32,14 +32,56 @@ function isLead(el: Element, s: NodeStats): boolean {
   );
 }
 
+function elementChildren(el: Element): Element[] {
+  return el.children.filter((c): c is Element => c.type === 'element');
+}
+
 /**
- * The title heading above the chosen content and the lead paragraphs that follow it, to be
- * kept in front of the content. Empty when the content carries its own title.
+ * The blocks between the title and the content, in document order: the subtrees that start
+ * after the title and end before the content, under their nearest common ancestor.
+ */
+function between(title: Element, content: Element, stats: Map<Element, NodeStats>): Element[] {
+  const upFromTitle = [title, ...ancestors(title, stats)];
+  const upFromContent = [content, ...ancestors(content, stats)];
+  const common = upFromTitle.find((a) => upFromContent.includes(a));
+  if (!common) return [];
+  const titleSide = upFromTitle.slice(0, upFromTitle.indexOf(common));
+  const contentSide = upFromContent.slice(0, upFromContent.indexOf(common)).reverse();
+  const out: Element[] = [];
+  // Below the common ancestor on the title's side, what follows the title's line.
+  for (const node of titleSide.slice(0, -1)) {
+    const siblings = elementChildren(stats.get(node)!.parent!);
+    out.push(...siblings.slice(siblings.indexOf(node) + 1));
+  }
+  // Under the common ancestor, what lies between the two lines.
+  const top = elementChildren(common);
+  out.push(...top.slice(top.indexOf(titleSide[titleSide.length - 1]!) + 1, top.indexOf(contentSide[0]!)));
+  // Below it on the content's side, what precedes the content's line.
+  for (const node of contentSide.slice(1)) {
+    const siblings = elementChildren(stats.get(node)!.parent!);
+    out.push(...siblings.slice(0, siblings.indexOf(node)));
+  }
+  return out;
+}
+
+/** More text than this between the title and the content is a page region, not a header. */
+const MAX_HEADER_TEXT = 1500;
+
+/**
+ * The title heading above the chosen content and what stands between them (deck, lead,
+ * byline, dateline: the article's header, to be cleaned like the content), to be kept in
+ * front of the content. When much text stands between them, the title is too far from the
+ * content to vouch for it, and only the title and the lead paragraphs right after it are kept.
+ * Empty when the content carries its own title.
  */
 export function titleBefore(nodes: Element[], stats: Map<Element, NodeStats>): Element[] {
   const first = stats.get(nodes[0]!)!.order;
   const title = findTitle(first, stats.get(nodes[nodes.length - 1]!)!.end, stats);
   if (!title) return [];
+  const header = between(title, nodes[0]!, stats);
+  let headerText = 0;
+  for (const el of header) headerText += stats.get(el)!.text;
+  if (headerText <= MAX_HEADER_TEXT) return [title, ...header];
   const kept = [title];
   const parent = stats.get(title)!.parent;
   if (!parent) return kept;
