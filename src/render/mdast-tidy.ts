@@ -6,23 +6,43 @@ function isWrapper(node: RootContent): node is Wrapper {
   return node.type === 'emphasis' || node.type === 'strong' || node.type === 'delete' || node.type === 'link';
 }
 
-/** Cuts the whitespace at one end of a wrapper's content; returns what was cut. */
-function cutEdge(wrapper: Wrapper, end: 'start' | 'end'): string {
+type Edge = '' | 'space' | 'break';
+
+/**
+ * Cuts the whitespace and line breaks at one end of a wrapper's content; says what was cut,
+ * a line break winning over spaces.
+ */
+function cutEdge(wrapper: Wrapper, end: 'start' | 'end'): Edge {
+  let cut: Edge = '';
   let node: Nodes = wrapper;
   while ('children' in node && node.children.length > 0) {
     const children: RootContent[] = node.children;
-    const edge: RootContent = children[end === 'start' ? 0 : children.length - 1]!;
+    const at = end === 'start' ? 0 : children.length - 1;
+    const edge: RootContent = children[at]!;
+    if (edge.type === 'break') {
+      children.splice(at, 1);
+      cut = 'break';
+      continue;
+    }
     if (edge.type === 'text') {
       const m = end === 'start' ? /^\s+/.exec(edge.value) : /\s+$/.exec(edge.value);
-      if (!m) return '';
+      if (!m) return cut;
       edge.value = end === 'start' ? edge.value.slice(m[0].length) : edge.value.slice(0, -m[0].length);
-      if (edge.value === '') children.splice(end === 'start' ? 0 : children.length - 1, 1);
-      return m[0].includes('\n') ? '\n' : ' ';
+      if (edge.value !== '') return cut || 'space';
+      children.splice(at, 1);
+      cut ||= 'space';
+      continue;
     }
-    if (!isWrapper(edge)) return '';
+    if (!isWrapper(edge)) return cut;
     node = edge;
   }
-  return '';
+  return cut;
+}
+
+/** What stands outside a wrapper for what was cut from its edge. */
+function edgeNode(cut: Edge): RootContent[] {
+  if (cut === 'break') return [{ type: 'break' }];
+  return cut === 'space' ? [{ type: 'text', value: ' ' }] : [];
 }
 
 function isEmpty(node: Nodes): boolean {
@@ -58,15 +78,19 @@ function trimEdges(parent: Parent): void {
 }
 
 /**
- * Moves whitespace at the edges of emphasis, strong, strikethrough and link content outside
- * them (`is<b> an</b>` → `is **an**`, where Markdown would otherwise need character
- * references), and drops such wrappers when they hold nothing visible.
+ * Moves whitespace and line breaks at the edges of emphasis, strong, strikethrough and link
+ * content outside them (`is<b> an</b>` → `is **an**`, where Markdown would otherwise need
+ * character references), drops such wrappers when they hold nothing visible, and drops list
+ * items with nothing in them (an empty bullet says nothing to a reader).
  */
 export function tidyMdast(tree: Root): void {
   const stack: Array<{ parent: Parent; inside: ReadonlySet<string> }> = [{ parent: tree, inside: new Set() }];
   while (stack.length > 0) {
     const { parent, inside } = stack.pop()!;
     let children = parent.children as RootContent[];
+    if (parent.type === 'list') {
+      children = children.filter((c) => !(c.type === 'listItem' && c.checked == null && isEmpty(c)));
+    }
     if (inside.size > 0 && children.some((c) => inside.has(c.type))) children = unnest(children, inside);
     if (children.some(isWrapper)) {
       const out: RootContent[] = [];
@@ -81,9 +105,9 @@ export function tidyMdast(tree: Root): void {
         }
         const before = cutEdge(child, 'start');
         const after = cutEdge(child, 'end');
-        if (before) out.push({ type: 'text', value: ' ' });
-        out.push(child);
-        if (after) out.push({ type: 'text', value: ' ' });
+        out.push(...edgeNode(before));
+        if (!isEmpty(child)) out.push(child);
+        out.push(...edgeNode(after));
       }
       children = out;
     }
