@@ -1,5 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { readGraphics } from './graphics.ts';
+import { type PageGraphics, readGraphics } from './graphics.ts';
 import type { PdfJs } from './load-document.ts';
 import type { LinkArea, PageContent, TextRun } from './page-content.ts';
 import { readText } from './read-text.ts';
@@ -50,21 +50,27 @@ export async function readPage(
   const width = viewport.width;
   const height = viewport.height;
   const area = Math.max(1, width * height);
-  const empty = { segments: [] as PageContent['segments'], images: [] as PageContent['images'] };
-  // Font names resolve once an operator list has loaded the fonts, so it goes first here.
-  let graphics = warm ? await readGraphics(pdfjs, page, transform, area).catch(() => empty) : undefined;
-  const text = await readText(pdfjs, page, transform);
-  const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
-  if (!graphics && ((wantImages && sparse) || looksTabular(text.runs)))
-    graphics = await readGraphics(pdfjs, page, transform, area).catch(() => empty);
-  graphics ??= empty;
+  const empty: PageGraphics = { segments: [], images: [], annotationText: [] };
   // pdf.js extracts the page's text a second time to fill in what each link overlays, which
   // doubles the cost of a page. Links whose text is their own URL add nothing to the text,
-  // so annotations are read on the first pages and, once a document shows links with other
-  // text ("click here"), on every page (fast mode reads none).
+  // so link annotations are read on the first pages and, once a document shows links with
+  // other text ("click here"), on every page (fast mode reads none). Otherwise only the
+  // printable annotations are listed, which costs nothing, to find form fields and other
+  // annotations that draw text.
+  const withLinks = state.wantLinks && (warm || state.anchorLinks);
+  const annotations = await readAnnotations(page, withLinks);
+  const drawn = annotations.some(drawsText);
+  // Font names resolve once an operator list has loaded the fonts, so it goes first here.
+  let graphics =
+    warm || drawn ? await readGraphics(pdfjs, page, transform, area, drawn).catch(() => empty) : undefined;
+  const text = await readText(pdfjs, page, transform, graphics?.annotationText ?? []);
+  const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
+  if (!graphics && ((wantImages && sparse) || looksTabular(text.runs)))
+    graphics = await readGraphics(pdfjs, page, transform, area, false).catch(() => empty);
+  graphics ??= empty;
   let links: LinkArea[] = [];
-  if (state.wantLinks && (warm || state.anchorLinks)) {
-    links = await readLinks(page, transform);
+  if (withLinks) {
+    links = linkAreas(annotations, transform);
     if (!state.anchorLinks && links.some((l) => !showsOwnUrl(l, text.runs))) state.anchorLinks = true;
   }
   return {
@@ -102,13 +108,34 @@ function looksTabular(runs: readonly TextRun[]): boolean {
   return false;
 }
 
-async function readLinks(page: PDFPageProxy, m: Matrix): Promise<LinkArea[]> {
-  let annotations: { subtype?: unknown; url?: unknown; rect?: unknown }[];
+interface Annotation {
+  subtype?: unknown;
+  url?: unknown;
+  rect?: unknown;
+  hasAppearance?: unknown;
+}
+
+/**
+ * The page's annotations: all it shows on screen when links are wanted, else only those it
+ * prints (pdf.js then skips the link-text pass). A page whose annotations cannot be read
+ * loses them, not its text.
+ */
+async function readAnnotations(page: PDFPageProxy, withLinks: boolean): Promise<Annotation[]> {
   try {
-    annotations = await page.getAnnotations({ intent: 'display' });
+    return (await page.getAnnotations({ intent: withLinks ? 'display' : 'print' })) as Annotation[];
   } catch {
     return [];
   }
+}
+
+/** Annotations whose appearance can show text: filled-in form fields, typed notes, stamps. */
+function drawsText(a: Annotation): boolean {
+  return (
+    a.hasAppearance === true && (a.subtype === 'Widget' || a.subtype === 'FreeText' || a.subtype === 'Stamp')
+  );
+}
+
+function linkAreas(annotations: readonly Annotation[], m: Matrix): LinkArea[] {
   const links: LinkArea[] = [];
   for (const a of annotations) {
     if (a.subtype !== 'Link' || typeof a.url !== 'string' || !Array.isArray(a.rect) || a.rect.length !== 4)

@@ -65,8 +65,16 @@ export interface PageText {
   garbage: number;
 }
 
-/** The text layer as runs in the top-left point frame (the viewport's transform applied). */
-export async function readText(pdfjs: PdfJs, page: PDFPageProxy, viewport: Matrix): Promise<PageText> {
+/**
+ * The text layer as runs in the top-left point frame (the viewport's transform applied), with
+ * the text that annotations draw (`drawn`, read from the operator list) after it.
+ */
+export async function readText(
+  pdfjs: PdfJs,
+  page: PDFPageProxy,
+  viewport: Matrix,
+  drawn: readonly TextItem[],
+): Promise<PageText> {
   // pdf.js would NFKC ligatures before its bidi pass, which then reverses their letters
   // (Arabic lam-khah read as khah-lam); cleanRunText normalizes after it instead. Its bidi
   // pass does not know Hebrew presentation forms as right-to-left, though, so a page that
@@ -77,7 +85,7 @@ export async function readText(pdfjs: PdfJs, page: PDFPageProxy, viewport: Matri
   const runs: TextRun[] = [];
   const facts = new Map<string, FontFacts>();
   const raw: string[] = [];
-  for (const item of content.items) {
+  for (const item of [...content.items, ...drawn]) {
     if (!('str' in item)) continue;
     const text = (item as TextItem).str;
     if (!text?.trim()) continue;
