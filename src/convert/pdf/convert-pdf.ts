@@ -3,7 +3,7 @@ import { limits } from '../../limits.ts';
 import { ConversionError, type Converter } from '../converter.ts';
 import { buildTree } from './layout/build-tree.ts';
 import { dropRunningHeaders } from './layout/running-headers.ts';
-import { loadPdfJs, openPdf, type PdfJs } from './load-document.ts';
+import { loadPdfJs, openPdf, oversizedImages, type PdfJs } from './load-document.ts';
 import { readMetadata } from './metadata.ts';
 import type { LaidPage, Mode } from './page-pipeline.ts';
 import { readPages, warmHelper } from './read-pages.ts';
@@ -41,6 +41,10 @@ export const convertPdf: Converter = async (input) => {
   if (read.ocrFailed > 0)
     warnings.push(`OCR failed on ${read.ocrFailed} page(s); their text layer was used as it is.`);
   if (count < total) warnings.push(`Only the first ${count} of ${total} pages were parsed (maxPages).`);
+  // Fast mode never looks at images, so only the other modes lose anything to a huge one.
+  const huge = mode === 'fast' ? 0 : oversizedImages(input.bytes);
+  if (huge > 0)
+    warnings.push(`${huge} image(s) over ${limits.pdfImagePixels / 1e6} megapixels were left out, unread.`);
   dropRunningHeaders(pages);
   metadata.numPages = pages.length;
   metadata.totalPages = total;
@@ -70,18 +74,18 @@ async function readDocument(
   mode: Mode,
   maxPages: number | undefined,
 ): Promise<DocumentRead> {
-  const { task, doc } = await openPdf(pdfjs, bytes);
+  const { task, doc } = await openPdf(pdfjs, bytes, mode);
   try {
     const metadata = await readMetadata(pdfjs, doc);
     const total = doc.numPages;
     const count = Math.min(total, maxPages ?? total);
     const { pages, failed, ocrFailed } = await readPages(pdfjs, doc, bytes, count, mode);
-    if (failed === count && count > 0)
+    if (failed.length === count && count > 0)
       throw new ConversionError(
         'UNPARSABLE_DOCUMENT',
         'No page of the PDF could be read; the file is damaged.',
       );
-    return { pages, failed, ocrFailed, count, total, metadata };
+    return { pages, failed: failed.length, ocrFailed, count, total, metadata };
   } finally {
     await task.destroy().catch(() => {});
   }
