@@ -2,7 +2,6 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf
 import { layoutPage } from './layout/page-layout.ts';
 import type { PageBlock } from './layout/types.ts';
 import type { PdfJs } from './load-document.ts';
-import { ocrPage } from './ocr/ocr-page.ts';
 import type { PageContent, TextRun } from './page-content.ts';
 import { type ReadState, readPage } from './read-page.ts';
 import { tableNode } from './table-node.ts';
@@ -58,6 +57,9 @@ export async function processPages(
       const { content, garbage } = await readPage(pdfjs, page, i, state);
       if (mode === 'ocr' || (mode === 'auto' && needsOcr(content, garbage))) {
         try {
+          // OCR's modules (a native canvas, Tesseract's runner) load with the first page OCR'd,
+          // so a thread that reads text only starts without them.
+          const { ocrPage } = await import('./ocr/ocr-page.ts');
           const words = await ocrPage(page, content, {});
           if (trustOcr(words, content.runs, garbage)) content.runs = words;
         } catch {

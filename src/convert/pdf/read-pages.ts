@@ -20,8 +20,8 @@ import { FIRST_PAGES } from './read-page.ts';
 /**
  * The pages to lay out. A long document is shared with a helper thread: pdf.js is
  * single-threaded and CPU-bound, so a second instance on a free core halves the wall time.
- * This thread reads the first pages (they settle what later pages read), then both threads
- * take pages from a shared counter, a few at a time, until none are left: when the helper
+ * This thread reads the first pages (they settle whether later pages' links are read), and
+ * both threads take pages from a shared counter, a few at a time, until none are left: when the helper
  * starts late or its core is busy, this thread simply reads more. A page comes out the same
  * whichever thread reads it. The helper thread is started once and kept (unreferenced, so it
  * never holds the process open); pages it took but could not deliver are read here.
@@ -40,10 +40,12 @@ export async function readPages(
   shared[NEXT_PAGE] = FIRST_PAGES;
   const job = inHelper({ kind: 'job', bytes: new Uint8Array(bytes), count, mode, shared: shared.buffer });
   const results: RangeResult[] = [];
+  // Only links depend on the first pages; without them the helper need not wait for those.
+  if (!state.wantLinks) job.start(false);
   try {
     results.push(await processPages(pdfjs, doc, pageRange(0, FIRST_PAGES), state, mode));
   } finally {
-    job.start(state.anchorLinks);
+    if (state.wantLinks) job.start(state.anchorLinks);
   }
   results.push(await processPages(pdfjs, doc, sharedPages(shared, count), state, mode));
   // A helper that has not begun is shut out; one that has is waited for.
