@@ -22,6 +22,18 @@ export const limits = {
   pdfPageSegments: 20_000,
   /** Heap of that second PDF thread: pdf.js needs ~150 MB for a 350-page book; more is hostile. */
   pdfWorkerHeapMb: 512,
+  /** Largest image pdf.js decodes, in pixels: a 600 dpi A3 scan is ~70 Mpx; bombs claim more. */
+  pdfImagePixels: 100_000_000,
+  /**
+   * Objects indexed when a damaged PDF is rebuilt by scanning its bytes. A 50 MB file of
+   * ordinary objects holds well under a million; more headers than that are fabricated.
+   */
+  pdfRepairObjects: 1_000_000,
+  /**
+   * Bytes inflated from object streams while rebuilding a damaged PDF (they hold its page
+   * dictionaries): real object streams are a few MB in all; a zip bomb is cut off here.
+   */
+  pdfRepairInflateBytes: 64 * MiB,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */

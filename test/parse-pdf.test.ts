@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { buildPdf, onePage, stream } from './helpers/pdf.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
 /** Real PDFs from the shared corpus, through HTTP, asserting on what they say. */
@@ -30,9 +31,66 @@ describe('PDF', () => {
     assert.equal(status, 200);
     assert.equal(body.data.metadata.numPages, 10);
     assert.equal(body.data.metadata.totalPages, 352);
+    assert.match(body.data.warning, /Only the first 10 of 352 pages were parsed/);
     const md: string = body.data.markdown;
     assert.match(md, /Rebuilding Freedoms Previously Presumed:/);
     assert.doesNotMatch(md, /care about the Internet, and whether you’re on Safire’s left or on his right/);
+  });
+
+  it('reads a 352-page book whole, in order, without its running heads', async () => {
+    const { status, body } = await call('big/pjs-freeculture-352p.pdf', {
+      parsers: [{ type: 'pdf', mode: 'fast' }],
+    });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.metadata.numPages, 352);
+    assert.equal(body.data.metadata.totalPages, 352);
+    assert.equal(body.data.warning, undefined);
+    const md: string = body.data.markdown;
+    // From the front matter, the middle and the last page, in that order.
+    const order = [
+      'Rebuilding Freedoms Previously Presumed:',
+      'care about the Internet, and whether you’re on Safire’s left or on his right',
+      'Lessig clerked for Judge Richard Posner',
+    ].map((text) => md.indexOf(text));
+    assert.ok(
+      order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
+      JSON.stringify(order),
+    );
+    // The printer's slug atop each page ("14773_01_1-174_r9jm.qxd 2/10/04 3:51 PM Page 15")
+    // is a running header: none of its 350 copies is left in the text.
+    assert.doesNotMatch(md, /r9jm\.qxd/);
+  });
+
+  it('OCRs only the pages within maxPages of a scanned document', async () => {
+    const { status, body } = await call('scanned/scan-doc-multi_page.pdf', {
+      parsers: [{ type: 'pdf', mode: 'auto', maxPages: 2 }],
+    });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.metadata.numPages, 2);
+    assert.equal(body.data.metadata.totalPages, 5);
+    const md: string = body.data.markdown;
+    assert.match(md, /The Evolution of the Word Processor/);
+    assert.match(md, /The Modern Era/);
+    assert.doesNotMatch(md, /Specialized Word Processing Tools/);
+  });
+
+  it('OCRs every page in ocr mode, reading what is drawn rather than the text layer', async () => {
+    // Large visible words, and an invisible text line (render mode 3) that only the text layer has.
+    const pdf = onePage(
+      'BT /F1 36 Tf 72 600 Td (Plainly visible words) Tj ET BT 3 Tr /F1 14 Tf 72 400 Td (secret invisible layer) Tj ET',
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>',
+    );
+    const send = (mode: string) =>
+      parse(server(), {
+        file: { bytes: pdf, filename: 'layers.pdf' },
+        options: { parsers: [{ type: 'pdf', mode }] },
+      });
+    const ocr = await send('ocr');
+    assert.equal(ocr.status, 200, JSON.stringify(ocr.body).slice(0, 300));
+    assert.match(ocr.body.data.markdown, /Plainly visible words/);
+    assert.doesNotMatch(ocr.body.data.markdown, /secret invisible layer/);
+    const fast = await send('fast');
+    assert.match(fast.body.data.markdown, /secret invisible layer/);
   });
 
   it('keeps a ruled table with merged cells as a table', async () => {
@@ -73,17 +131,120 @@ describe('PDF', () => {
   });
 
   it('refuses password-protected and empty files with clear codes', async () => {
-    const locked = await call('broken/plb-password-example.pdf');
-    assert.equal(locked.status, 400);
-    assert.equal(locked.body.code, 'ENCRYPTED_DOCUMENT');
+    for (const file of ['broken/plb-password-example.pdf', 'broken/tab-encrypted.pdf']) {
+      const locked = await call(file);
+      assert.equal(locked.status, 400, file);
+      assert.equal(locked.body.code, 'ENCRYPTED_DOCUMENT');
+      assert.match(locked.body.error, /encrypted with a password/);
+    }
     const empty = await call('broken/plb-empty-0-bytes.pdf');
     assert.equal(empty.status, 400);
     assert.match(empty.body.error, /empty|not a PDF|no bytes|not a supported/i);
   });
 
-  it('recovers text from a damaged file, with a warning', async () => {
+  it('recovers text from a file whose cross-reference table is broken, with a warning', async () => {
     const { status, body } = await call('broken/pjs-xref_command_missing.pdf');
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-    assert.ok(body.data.markdown.trim().length > 0);
+    assert.match(body.data.markdown, /Reduced test-case/);
+    assert.match(body.data.warning, /cross-reference table is damaged/);
+  });
+
+  it('rebuilds a file whose catalog and page tree are gone from the pages it still holds', async () => {
+    const { status, body } = await call('broken/pyp-unreadablemetadata.pdf', {
+      parsers: [{ type: 'pdf', mode: 'fast' }],
+    });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.metadata.numPages, 3);
+    assert.match(body.data.warning, /page tree is damaged; its 3 page\(s\) were found by scanning/);
+    assert.match(body.data.markdown, /Wirewound Rotary Potentiometer/);
+  });
+
+  it('reads a page tree with a cycle as far as it goes, with a warning', async () => {
+    const { status, body } = await call('broken/pjs-Pages-tree-refs.pdf');
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Testcase: ’Pages loop’/);
+    assert.match(body.data.warning, /1 of 2 PDF pages could not be read/);
+  });
+
+  it('reads the text a form field shows', async () => {
+    const { status, body } = await call('broken/pjs-secHandler.pdf');
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Security Handler/);
+  });
+});
+
+describe('PDF: hostile and damaged files', () => {
+  const server = useServer({ QUIRE_WORKERS: '1' });
+  const helvetica = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+  const text = (s: string) => `BT /F1 12 Tf 72 700 Td (${s}) Tj ET`;
+
+  async function send(bytes: Uint8Array, filename = 'file.pdf') {
+    return parse(server(), { file: { bytes, filename } });
+  }
+
+  it('refuses a .pdf that is not a PDF, and one that is only a header, with a 400', async () => {
+    const junk = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+    const notPdf = await send(junk, 'report.pdf');
+    assert.equal(notPdf.status, 400);
+    assert.equal(notPdf.body.code, 'UNSUPPORTED_FILE_TYPE');
+    const headerOnly = await send(new Uint8Array([...Buffer.from('%PDF-1.7\n'), ...junk]));
+    assert.equal(headerOnly.status, 400);
+    assert.equal(headerOnly.body.code, 'UNPARSABLE_DOCUMENT');
+    assert.match(headerOnly.body.error, /not a readable PDF/);
+  });
+
+  it('recovers the pages of a truncated upload, with a warning', async () => {
+    const whole = corpusFile('pdf/text/doc-multi_page.pdf').bytes;
+    const { status, body } = await send(whole.subarray(0, Math.floor(whole.length * 0.6)));
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /The Evolution of the Word Processor/);
+    assert.match(body.data.warning, /truncated/);
+  });
+
+  it('leaves out an image too large to decode, with a warning, and keeps the text', async () => {
+    const pdf = onePage(
+      `${text('Text beside a huge picture')} q 400 0 0 400 100 100 cm /Im1 Do Q`,
+      `<< /Font << /F1 ${helvetica} >> /XObject << /Im1 4 0 R >> >>`,
+      [
+        stream(
+          '/Type /XObject /Subtype /Image /Width 200000 /Height 200000 /ColorSpace /DeviceGray /BitsPerComponent 8',
+          '0123456789',
+        ),
+      ],
+    );
+    const { status, body } = await send(pdf);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Text beside a huge picture/);
+    assert.match(body.data.warning, /1 image\(s\) over 100 megapixels were left out/);
+  });
+
+  it('reads text set in a font whose embedded file is junk', async () => {
+    const widths = Array(95).fill(600).join(' ');
+    const pdf = onePage(text('Text in a broken font'), '<< /Font << /F1 4 0 R >> >>', [
+      `<< /Type /Font /Subtype /TrueType /BaseFont /Broken /FirstChar 32 /LastChar 126 /Widths [${widths}] /FontDescriptor 5 0 R /Encoding /WinAnsiEncoding >>`,
+      '<< /Type /FontDescriptor /FontName /Broken /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 6 0 R >>',
+      stream('', 'this is no TrueType font, only junk'),
+    ]);
+    const { status, body } = await send(pdf);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Text in a broken font/);
+  });
+
+  it('survives cycles in the page tree and in a form that draws itself', async () => {
+    const resources = `<< /Font << /F1 ${helvetica} >> /XObject << /X1 5 0 R >> >>`;
+    const pdf = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources ${resources} >>`,
+      stream('', `${text('Before the loops')} /X1 Do`),
+      stream(
+        '/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X1 5 0 R >> >>',
+        '/X1 Do',
+      ),
+    ]);
+    const { status, body } = await send(pdf);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Before the loops/);
+    assert.match(body.data.warning, /1 of 2 PDF pages could not be read/);
   });
 });

@@ -20,7 +20,29 @@ const THIN_FILL = 3;
 export interface PageGraphics {
   segments: Segment[];
   images: ImageArea[];
+  /** Text drawn by annotations (form fields, free text, stamps), read when asked for. */
+  annotationText: DrawnText[];
 }
+
+/** Text shown by an annotation's appearance, shaped like a pdf.js text item (PDF user space). */
+export interface DrawnText {
+  str: string;
+  dir: 'ltr';
+  width: number;
+  height: number;
+  transform: number[];
+  fontName: string;
+}
+
+/** A showText glyph as pdf.js hands it over. */
+interface Glyph {
+  unicode?: unknown;
+  width?: unknown;
+  isSpace?: unknown;
+}
+
+/** A spacing adjustment in a TJ array (thousandths of an em) this negative separates words. */
+const WORD_GAP = -200;
 
 function multiply(m: Matrix, n: readonly number[]): Matrix {
   return [
@@ -47,11 +69,15 @@ export async function readGraphics(
   page: PDFPageProxy,
   viewport: Matrix,
   pageArea: number,
+  withAnnotations: boolean,
 ): Promise<PageGraphics> {
   const OPS = pdfjs.OPS;
-  const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
+  const list = await page.getOperatorList({
+    annotationMode: withAnnotations ? pdfjs.AnnotationMode.ENABLE : pdfjs.AnnotationMode.DISABLE,
+  });
   const segments: Segment[] = [];
   const images: ImageArea[] = [];
+  const annotationText: DrawnText[] = [];
   let ctm: Matrix = viewport;
   let lineWidth = 1;
   const stack: { ctm: Matrix; lineWidth: number }[] = [];
@@ -59,6 +85,10 @@ export async function readGraphics(
   for (let i = 0; i < fnArray.length; i++) {
     const fn = fnArray[i];
     const args = argsArray[i] as unknown[] | null;
+    if (fn === OPS.beginAnnotation) {
+      i = readAnnotation(OPS, fnArray, argsArray, i, annotationText);
+      continue;
+    }
     switch (fn) {
       case OPS.save:
         if (stack.length < 1024) stack.push({ ctm, lineWidth });
@@ -105,7 +135,121 @@ export async function readGraphics(
       }
     }
   }
-  return { segments, images };
+  return { segments, images, annotationText };
+}
+
+interface TextOps {
+  endAnnotation: number;
+  save: number;
+  restore: number;
+  transform: number;
+  beginText: number;
+  setFont: number;
+  setTextMatrix: number;
+  moveText: number;
+  setLeadingMoveText: number;
+  setLeading: number;
+  nextLine: number;
+  showText: number;
+}
+
+/**
+ * The text an annotation's appearance shows, from its beginAnnotation op to its end: the
+ * text state is followed (font, text matrix, line moves, advances) so each shown string gets
+ * its place, in PDF user space like the page's own text items. Its rules and images are not
+ * the page's (a form field's border is no table rule). Returns the index of the end op.
+ */
+function readAnnotation(
+  OPS: TextOps,
+  fnArray: readonly number[],
+  argsArray: readonly unknown[],
+  start: number,
+  out: DrawnText[],
+): number {
+  const begin = argsArray[start] as unknown[];
+  const [place, inner] = [begin[2], begin[3]];
+  let ctm: Matrix = multiply(asMatrix(place), asMatrix(inner));
+  const stack: Matrix[] = [];
+  let text: Matrix = [1, 0, 0, 1, 0, 0];
+  let [x, y, lineX, lineY, leading, size] = [0, 0, 0, 0, 0, 0];
+  let font = '';
+  const move = (dx: number, dy: number) => {
+    lineX += dx;
+    lineY += dy;
+    [x, y] = [lineX, lineY];
+  };
+  let i = start + 1;
+  for (; i < fnArray.length && fnArray[i] !== OPS.endAnnotation; i++) {
+    const args = (argsArray[i] ?? []) as unknown[];
+    switch (fnArray[i]) {
+      case OPS.save:
+        if (stack.length < 1024) stack.push(ctm);
+        break;
+      case OPS.restore:
+        ctm = stack.pop() ?? ctm;
+        break;
+      case OPS.transform:
+        ctm = multiply(ctm, args as number[]);
+        break;
+      case OPS.beginText:
+        text = [1, 0, 0, 1, 0, 0];
+        [x, y, lineX, lineY] = [0, 0, 0, 0];
+        break;
+      case OPS.setFont:
+        font = String(args[0]);
+        size = Math.abs(Number(args[1]) || 0);
+        break;
+      case OPS.setTextMatrix:
+        text = asMatrix(args[0]);
+        [x, y, lineX, lineY] = [0, 0, 0, 0];
+        break;
+      case OPS.setLeadingMoveText:
+        leading = Number(args[1]) || 0;
+        move(Number(args[0]) || 0, leading);
+        break;
+      case OPS.moveText:
+        move(Number(args[0]) || 0, Number(args[1]) || 0);
+        break;
+      case OPS.setLeading:
+        leading = -(Number(args[0]) || 0);
+        break;
+      case OPS.nextLine:
+        move(0, leading);
+        break;
+      case OPS.showText: {
+        let str = '';
+        let advance = 0;
+        for (const g of (args[0] ?? []) as (Glyph | number | null)[]) {
+          if (typeof g === 'number') {
+            advance -= (g / 1000) * size;
+            if (g <= WORD_GAP && str && !str.endsWith(' ')) str += ' ';
+          } else if (g) {
+            str += typeof g.unicode === 'string' ? g.unicode : '';
+            advance += ((Number(g.width) || 0) / 1000) * size;
+          }
+        }
+        const at = multiply(multiply(ctm, text), [size, 0, 0, size, x, y]);
+        const scale = Math.hypot(at[0], at[1]) / (size || 1);
+        if (str.trim() && size > 0)
+          out.push({
+            str,
+            dir: 'ltr',
+            width: advance * scale,
+            height: Math.hypot(at[2], at[3]),
+            transform: at,
+            fontName: font,
+          });
+        x += advance;
+        break;
+      }
+    }
+  }
+  return i;
+}
+
+function asMatrix(value: unknown): Matrix {
+  const m = Array.isArray(value) || ArrayBuffer.isView(value) ? Array.from(value as ArrayLike<number>) : [];
+  return m.length === 6 && m.every(Number.isFinite) ? (m as Matrix) : [1, 0, 0, 1, 0, 0];
 }
 
 interface Ops {

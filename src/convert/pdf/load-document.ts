@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
+import type { Mode } from './page-pipeline.ts';
+import { installWholeInflate } from './whole-inflate.ts';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
@@ -9,6 +12,7 @@ let pdfjsModule: Promise<PdfJs> | undefined;
 
 /** pdf.js, loaded once on first use (it is large; other formats never pay for it). */
 export function loadPdfJs(): Promise<PdfJs> {
+  installWholeInflate();
   pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs').then((pdfjs) => {
     // In Node pdf.js runs its worker code in-process ("fake worker"); pointing it at the local
     // file keeps it from ever resolving a worker URL elsewhere.
@@ -22,8 +26,27 @@ function pdfjsRoot(): string {
   return path.dirname(fileURLToPath(import.meta.resolve('pdfjs-dist/package.json')));
 }
 
-/** Largest image pdf.js decodes, in pixels: a 600 dpi A3 scan is ~70 Mpx; bombs claim more. */
-const MAX_IMAGE_PIXELS = 100_000_000;
+/**
+ * Image XObjects past limits.pdfImagePixels, which pdf.js leaves out (not decoded, not rendered
+ * for OCR), for a warning. Their dictionaries are never compressed (a stream cannot sit in
+ * an object stream), so the bytes can be searched directly.
+ */
+export function oversizedImages(bytes: Uint8Array): number {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+  let count = 0;
+  for (const m of text.matchAll(/\/Subtype\s*\/Image\b/g)) {
+    const start = text.lastIndexOf('obj', m.index);
+    const end = text.indexOf('stream', m.index);
+    const dict = text.slice(
+      Math.max(start, m.index - 4096),
+      end < 0 ? m.index + 4096 : Math.min(end, m.index + 4096),
+    );
+    const width = /\/Width\s+(\d+)/.exec(dict);
+    const height = /\/Height\s+(\d+)/.exec(dict);
+    if (width && height && Number(width[1]) * Number(height[1]) > limits.pdfImagePixels) count++;
+  }
+  return count;
+}
 
 export interface OpenedPdf {
   task: PDFDocumentLoadingTask;
@@ -35,7 +58,7 @@ export interface OpenedPdf {
  * on disk (without them CJK text comes out empty), no font faces, nothing fetched. (pdf.js 6
  * no longer compiles code with eval, so there is no `isEvalSupported` to turn off.)
  */
-export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array): Promise<OpenedPdf> {
+export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Promise<OpenedPdf> {
   if (bytes.length === 0)
     throw new ConversionError('UNPARSABLE_DOCUMENT', 'The PDF file is empty (0 bytes).');
   const root = pdfjsRoot();
@@ -52,7 +75,8 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array): Promise<OpenedPd
     fontExtraProperties: true,
     disableAutoFetch: true,
     disableStream: true,
-    maxImageSize: MAX_IMAGE_PIXELS,
+    // Fast mode never looks at images; with no size allowed pdf.js skips them undecoded.
+    maxImageSize: mode === 'fast' ? 0 : limits.pdfImagePixels,
     verbosity: 0,
   });
   try {

@@ -2,7 +2,6 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf
 import { layoutPage } from './layout/page-layout.ts';
 import type { PageBlock } from './layout/types.ts';
 import type { PdfJs } from './load-document.ts';
-import { ocrPage } from './ocr/ocr-page.ts';
 import type { PageContent, TextRun } from './page-content.ts';
 import { type ReadState, readPage } from './read-page.ts';
 import { tableNode } from './table-node.ts';
@@ -19,40 +18,48 @@ export interface LaidPage {
 
 export interface RangeResult {
   pages: LaidPage[];
-  failed: number;
+  /** Indexes of the pages that could not be read. */
+  failed: number[];
   ocrFailed: number;
 }
 
-/**
- * Pages [from, to) of an open document, one at a time: read, OCR when the mode asks for it,
- * tables, layout. Each page's pdf.js resources are released before the next is read.
- */
-export async function processRange(
-  pdfjs: PdfJs,
-  doc: PDFDocumentProxy,
-  from: number,
-  to: number,
-  mode: Mode,
-): Promise<RangeResult> {
-  const result: RangeResult = { pages: [], failed: 0, ocrFailed: 0 };
-  const state: ReadState = {
+/** The reading state a conversion starts from in a mode. */
+export function startState(mode: Mode): ReadState {
+  return {
     wantImages: mode === 'auto',
     wantLinks: mode !== 'fast',
     anchorLinks: false,
-    pagesRead: 0,
+    triedFonts: new Set(),
   };
-  for (let i = from; i < to; i++) {
+}
+
+/**
+ * The pages `claim` hands out, one at a time until it has none left: read, OCR when the mode
+ * asks for it, tables, layout. Each page's pdf.js resources are released before the next.
+ */
+export async function processPages(
+  pdfjs: PdfJs,
+  doc: PDFDocumentProxy,
+  claim: () => number | undefined,
+  state: ReadState,
+  mode: Mode,
+): Promise<RangeResult> {
+  const result: RangeResult = { pages: [], failed: [], ocrFailed: 0 };
+  for (let i = claim(); i !== undefined; i = claim()) {
     let page: PDFPageProxy;
     try {
       page = await doc.getPage(i + 1);
     } catch {
-      result.failed++;
+      result.failed.push(i);
       continue;
     }
     try {
       const { content, garbage } = await readPage(pdfjs, page, i, state);
       if (mode === 'ocr' || (mode === 'auto' && needsOcr(content, garbage))) {
         try {
+          // OCR's modules (a native canvas, Tesseract's runner) load with the first page OCR'd,
+          // so a thread that reads text only starts without them.
+          const { ocrPage } = await import('./ocr/ocr-page.ts');
           const words = await ocrPage(page, content, {});
           if (trustOcr(words, content.runs, garbage)) content.runs = words;
         } catch {
@@ -64,12 +71,41 @@ export async function processRange(
       const tables = findTables(content).map((table) => ({ table, node: tableNode(table) }));
       result.pages.push({ index: i, blocks: layoutPage(content, tables), height: content.height });
     } catch {
-      result.failed++;
+      result.failed.push(i);
     } finally {
       page.cleanup();
     }
   }
   return result;
+}
+
+/** Slots of the counter shared with the helper thread (an Int32Array over shared memory). */
+export const NEXT_PAGE = 0;
+export const HELPER = 1;
+/** HELPER values: not yet reading, reading pages, shut out (the main thread read them all). */
+export const IDLE = 0;
+export const READING = 1;
+export const CLOSED = 2;
+/** Pages claimed at a time from the shared counter: few enough that the threads end together. */
+const CHUNK = 4;
+
+/** Hands out pages in chunks from the counter shared between the threads, up to `count`. */
+export function sharedPages(shared: Int32Array, count: number): () => number | undefined {
+  let next = 0;
+  let end = 0;
+  return () => {
+    if (next >= end) {
+      next = Atomics.add(shared, NEXT_PAGE, CHUNK);
+      end = Math.min(next + CHUNK, count);
+    }
+    return next < end ? next++ : undefined;
+  };
+}
+
+/** Hands out the page indexes [from, to) in order. */
+export function pageRange(from: number, to: number): () => number | undefined {
+  let next = from;
+  return () => (next < to ? next++ : undefined);
 }
 
 /** A page without a usable text layer: images over most of it and no text, or unreadable glyphs. */

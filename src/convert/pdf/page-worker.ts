@@ -1,35 +1,84 @@
 import { parentPort } from 'node:worker_threads';
 import { loadPdfJs, openPdf } from './load-document.ts';
-import { type Mode, processRange, type RangeResult } from './page-pipeline.ts';
+import {
+  HELPER,
+  IDLE,
+  type Mode,
+  processPages,
+  type RangeResult,
+  READING,
+  sharedPages,
+  startState,
+} from './page-pipeline.ts';
 
-export interface RangeJob {
+/** A long document to help with: its bytes, and the page counter shared with the main thread. */
+export interface HelpJob {
+  kind: 'job';
   id: number;
   bytes: Uint8Array;
-  from: number;
-  to: number;
+  count: number;
   mode: Mode;
+  shared: SharedArrayBuffer;
 }
 
-export type RangeReply = { id: number; result: RangeResult } | { id: number; error: string };
+/** Sent once the main thread has read the first pages: what they settled. */
+export interface HelpStart {
+  kind: 'start';
+  id: number;
+  anchorLinks: boolean;
+}
+
+export type HelpReply = { id: number; result: RangeResult } | { id: number; error: string };
 
 /**
- * The second thread for long documents: it keeps its pdf.js loaded between jobs and lays
- * out the page range of each job it is sent, one job at a time.
+ * The second thread for long documents: it keeps its pdf.js loaded between jobs. For each
+ * job it opens the document while the main thread reads the first pages, then takes pages
+ * from the shared counter until none are left, one job at a time.
  */
 const pdfjs = await loadPdfJs();
+const started = new Map<number, boolean>();
+const waiting = new Map<number, (anchorLinks: boolean) => void>();
 let queue = Promise.resolve();
-parentPort?.on('message', (job: RangeJob) => {
+
+function startOf(id: number): Promise<boolean> {
+  const anchorLinks = started.get(id);
+  started.delete(id);
+  if (anchorLinks !== undefined) return Promise.resolve(anchorLinks);
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+
+async function help(job: HelpJob): Promise<HelpReply> {
+  const start = startOf(job.id);
+  const shared = new Int32Array(job.shared);
+  const { task, doc } = await openPdf(pdfjs, job.bytes, job.mode);
+  try {
+    const state = { ...startState(job.mode), anchorLinks: await start };
+    // The main thread may have read every page already and shut this thread out.
+    if (Atomics.compareExchange(shared, HELPER, IDLE, READING) !== IDLE)
+      return { id: job.id, result: { pages: [], failed: [], ocrFailed: 0 } };
+    return {
+      id: job.id,
+      result: await processPages(pdfjs, doc, sharedPages(shared, job.count), state, job.mode),
+    };
+  } finally {
+    await task.destroy().catch(() => {});
+  }
+}
+
+parentPort?.on('message', (message: HelpJob | HelpStart) => {
+  if (message.kind === 'start') {
+    const resolve = waiting.get(message.id);
+    waiting.delete(message.id);
+    if (resolve) resolve(message.anchorLinks);
+    else started.set(message.id, message.anchorLinks);
+    return;
+  }
   queue = queue.then(async () => {
-    let reply: RangeReply;
+    let reply: HelpReply;
     try {
-      const { task, doc } = await openPdf(pdfjs, job.bytes);
-      try {
-        reply = { id: job.id, result: await processRange(pdfjs, doc, job.from, job.to, job.mode) };
-      } finally {
-        await task.destroy().catch(() => {});
-      }
+      reply = await help(message);
     } catch (err) {
-      reply = { id: job.id, error: String(err) };
+      reply = { id: message.id, error: String(err) };
     }
     parentPort?.postMessage(reply);
   });

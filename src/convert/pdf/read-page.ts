@@ -1,16 +1,16 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { readGraphics } from './graphics.ts';
+import { type PageGraphics, readGraphics } from './graphics.ts';
 import type { PdfJs } from './load-document.ts';
 import type { LinkArea, PageContent, TextRun } from './page-content.ts';
-import { readText } from './read-text.ts';
+import { readTextLayer, textRuns, unresolvedFonts } from './read-text.ts';
 
 type Matrix = [number, number, number, number, number, number];
 
 /**
- * Pages whose operator list is always read: it resolves the fonts' real names (bold, italic)
- * for the pages after them too, as fonts are shared across a document.
+ * The first pages of a document always have their operator list read (their rules, images
+ * and fonts), and decide whether links are read on the pages after them.
  */
-const FONT_PAGES = 4;
+export const FIRST_PAGES = 4;
 
 export interface PageRead {
   content: PageContent;
@@ -19,9 +19,9 @@ export interface PageRead {
 }
 
 /**
- * One page as `PageContent`. The operator list (rules, images, real font names) costs as
- * much as the text itself, so it is read only where it can matter: the first pages, pages
- * whose text lines have table-like gaps, and pages with little or unreadable text (scans).
+ * What carries from page to page. A page's content depends only on the document and this
+ * state's settings, never on which pages a pdf.js instance read before it, so pages can be
+ * shared between threads and still come out the same.
  */
 export interface ReadState {
   /** Scan for scanned pages (auto mode): read images where the text is thin. */
@@ -31,41 +31,64 @@ export interface ReadState {
    * fill in what each link overlays, which takes as long as the page's own text).
    */
   wantLinks: boolean;
-  /** Set once a link is seen whose visible text is not its own address. */
+  /**
+   * Whether the first pages show a link whose visible text is not its own address: links
+   * are then read on every page. Settled once the first pages are read.
+   */
   anchorLinks: boolean;
-  /** Pages read so far by this pdf.js instance (fonts resolve per instance). */
-  pagesRead: number;
+  /** Fonts this pdf.js instance has loaded through an operator list, or tried to. */
+  triedFonts: Set<string>;
 }
 
+/**
+ * One page as `PageContent`. The operator list (rules, images, annotations' text, real font
+ * names) costs as much as the text itself, so it is read only where it can matter: the first
+ * pages, pages whose text lines have table-like gaps, pages with little or unreadable text
+ * (scans), pages with annotations that draw text, and pages with a font not yet resolved.
+ */
 export async function readPage(
   pdfjs: PdfJs,
   page: PDFPageProxy,
   index: number,
   state: ReadState,
 ): Promise<PageRead> {
-  const { wantImages } = state;
-  const warm = state.pagesRead++ < FONT_PAGES;
+  const first = index < FIRST_PAGES;
   const viewport = page.getViewport({ scale: 1 });
   const transform = viewport.transform as Matrix;
   const width = viewport.width;
   const height = viewport.height;
   const area = Math.max(1, width * height);
-  const empty = { segments: [] as PageContent['segments'], images: [] as PageContent['images'] };
-  // Font names resolve once an operator list has loaded the fonts, so it goes first here.
-  let graphics = warm ? await readGraphics(pdfjs, page, transform, area).catch(() => empty) : undefined;
-  const text = await readText(pdfjs, page, transform);
-  const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
-  if (!graphics && ((wantImages && sparse) || looksTabular(text.runs)))
-    graphics = await readGraphics(pdfjs, page, transform, area).catch(() => empty);
-  graphics ??= empty;
+  const empty: PageGraphics = { segments: [], images: [], annotationText: [] };
   // pdf.js extracts the page's text a second time to fill in what each link overlays, which
   // doubles the cost of a page. Links whose text is their own URL add nothing to the text,
-  // so annotations are read on the first pages and, once a document shows links with other
-  // text ("click here"), on every page (fast mode reads none).
+  // so link annotations are read on the first pages and, when those show links with other
+  // text ("click here"), on every page (fast mode reads none). Otherwise only the printable
+  // annotations are listed, which costs nothing, to find form fields and other annotations
+  // that draw text.
+  const withLinks = state.wantLinks && (first || state.anchorLinks);
+  const annotations = await readAnnotations(page, withLinks);
+  const drawn = annotations.some(drawsText);
+  const layer = await readTextLayer(page);
+  // A font's real name (bold, italic) is known once an operator list has loaded it.
+  const fonts = unresolvedFonts(page, layer).filter((f) => !state.triedFonts.has(f));
+  for (const f of fonts) state.triedFonts.add(f);
+  let graphics =
+    first || drawn || fonts.length > 0
+      ? await readGraphics(pdfjs, page, transform, area, drawn).catch(() => empty)
+      : undefined;
+  // The loaded fonts reach commonObjs through promise callbacks; let them all settle.
+  if (fonts.length > 0) await new Promise((resolve) => setImmediate(resolve));
+  const text = textRuns(pdfjs, page, transform, layer, graphics?.annotationText ?? []);
+  const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
+  const wanted = first || drawn || (state.wantImages && sparse) || looksTabular(text.runs);
+  // Rules read only to resolve fonts are not used: whether a page's table is found must not
+  // depend on which fonts this pdf.js instance had already seen.
+  if (!wanted) graphics = empty;
+  else if (!graphics) graphics = await readGraphics(pdfjs, page, transform, area, false).catch(() => empty);
   let links: LinkArea[] = [];
-  if (state.wantLinks && (warm || state.anchorLinks)) {
-    links = await readLinks(page, transform);
-    if (!state.anchorLinks && links.some((l) => !showsOwnUrl(l, text.runs))) state.anchorLinks = true;
+  if (withLinks) {
+    links = linkAreas(annotations, transform);
+    if (first && links.some((l) => !showsOwnUrl(l, text.runs))) state.anchorLinks = true;
   }
   return {
     content: {
@@ -102,13 +125,34 @@ function looksTabular(runs: readonly TextRun[]): boolean {
   return false;
 }
 
-async function readLinks(page: PDFPageProxy, m: Matrix): Promise<LinkArea[]> {
-  let annotations: { subtype?: unknown; url?: unknown; rect?: unknown }[];
+interface Annotation {
+  subtype?: unknown;
+  url?: unknown;
+  rect?: unknown;
+  hasAppearance?: unknown;
+}
+
+/**
+ * The page's annotations: all it shows on screen when links are wanted, else only those it
+ * prints (pdf.js then skips the link-text pass). A page whose annotations cannot be read
+ * loses them, not its text.
+ */
+async function readAnnotations(page: PDFPageProxy, withLinks: boolean): Promise<Annotation[]> {
   try {
-    annotations = await page.getAnnotations({ intent: 'display' });
+    return (await page.getAnnotations({ intent: withLinks ? 'display' : 'print' })) as Annotation[];
   } catch {
     return [];
   }
+}
+
+/** Annotations whose appearance can show text: filled-in form fields, typed notes, stamps. */
+function drawsText(a: Annotation): boolean {
+  return (
+    a.hasAppearance === true && (a.subtype === 'Widget' || a.subtype === 'FreeText' || a.subtype === 'Stamp')
+  );
+}
+
+function linkAreas(annotations: readonly Annotation[], m: Matrix): LinkArea[] {
   const links: LinkArea[] = [];
   for (const a of annotations) {
     if (a.subtype !== 'Link' || typeof a.url !== 'string' || !Array.isArray(a.rect) || a.rect.length !== 4)

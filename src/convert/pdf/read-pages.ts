@@ -2,25 +2,29 @@ import { Worker } from 'node:worker_threads';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { limits } from '../../limits.ts';
 import type { PdfJs } from './load-document.ts';
-import { type Mode, processRange, type RangeResult } from './page-pipeline.ts';
-import type { RangeJob, RangeReply } from './page-worker.ts';
+import {
+  CLOSED,
+  HELPER,
+  IDLE,
+  type Mode,
+  NEXT_PAGE,
+  pageRange,
+  processPages,
+  type RangeResult,
+  sharedPages,
+  startState,
+} from './page-pipeline.ts';
+import type { HelpJob, HelpReply, HelpStart } from './page-worker.ts';
+import { FIRST_PAGES } from './read-page.ts';
 
 /**
- * Share of a long document's pages read on this thread: with the helper already running (see
- * warmHelper), an even split finishes both together (measured on a 350-page book). It does
- * not depend on whether the helper still has to start, as the split decides which pdf.js
- * instance reads which page, and that must not change the output between requests.
- */
-const MAIN_SHARE = 0.5;
-
-/**
- * Pages to lay out, split over two threads when the document is long: the tail goes to a
- * helper thread while this one does the head. pdf.js is single-threaded and CPU-bound, so
- * this halves the wall time of a long document when a core is free. The split is fixed, so
- * that each page is always read by the same pdf.js instance after the same pages (fonts and
- * link handling carry over from page to page) and the output never varies. The helper
- * thread is started once and kept (unreferenced, so it never holds the process open); if it
- * fails, its pages are read here.
+ * The pages to lay out. A long document is shared with a helper thread: pdf.js is
+ * single-threaded and CPU-bound, so a second instance on a free core halves the wall time.
+ * This thread reads the first pages (they settle whether later pages' links are read), and
+ * both threads take pages from a shared counter, a few at a time, until none are left: when the helper
+ * starts late or its core is busy, this thread simply reads more. A page comes out the same
+ * whichever thread reads it. The helper thread is started once and kept (unreferenced, so it
+ * never holds the process open); pages it took but could not deliver are read here.
  */
 export async function readPages(
   pdfjs: PdfJs,
@@ -29,15 +33,37 @@ export async function readPages(
   count: number,
   mode: Mode,
 ): Promise<RangeResult> {
-  if (count < limits.pdfParallelPages || mode === 'ocr') return processRange(pdfjs, doc, 0, count, mode);
-  const mid = Math.ceil(count * MAIN_SHARE);
-  const tail = inHelper({ bytes: new Uint8Array(bytes), from: mid, to: count, mode });
-  const head = await processRange(pdfjs, doc, 0, mid, mode);
-  const rest = (await tail) ?? (await processRange(pdfjs, doc, mid, count, mode));
+  const state = startState(mode);
+  if (count < limits.pdfParallelPages || mode === 'ocr')
+    return processPages(pdfjs, doc, pageRange(0, count), state, mode);
+  const shared = new Int32Array(new SharedArrayBuffer(8));
+  shared[NEXT_PAGE] = FIRST_PAGES;
+  const job = inHelper({ kind: 'job', bytes: new Uint8Array(bytes), count, mode, shared: shared.buffer });
+  const results: RangeResult[] = [];
+  // Only links depend on the first pages; without them the helper need not wait for those.
+  if (!state.wantLinks) job.start(false);
+  try {
+    results.push(await processPages(pdfjs, doc, pageRange(0, FIRST_PAGES), state, mode));
+  } finally {
+    if (state.wantLinks) job.start(state.anchorLinks);
+  }
+  results.push(await processPages(pdfjs, doc, sharedPages(shared, count), state, mode));
+  // A helper that has not begun is shut out; one that has is waited for.
+  if (Atomics.compareExchange(shared, HELPER, IDLE, CLOSED) !== IDLE) {
+    const theirs = await job.result;
+    if (theirs) results.push(theirs);
+  }
+  const done = new Set<number>();
+  for (const r of results) {
+    for (const p of r.pages) done.add(p.index);
+    for (const i of r.failed) done.add(i);
+  }
+  const lost = Array.from({ length: count }, (_, i) => i).filter((i) => !done.has(i));
+  if (lost.length > 0) results.push(await processPages(pdfjs, doc, () => lost.shift(), state, mode));
   return {
-    pages: [...head.pages, ...rest.pages],
-    failed: head.failed + rest.failed,
-    ocrFailed: head.ocrFailed + rest.ocrFailed,
+    pages: results.flatMap((r) => r.pages).sort((a, b) => a.index - b.index),
+    failed: results.flatMap((r) => r.failed),
+    ocrFailed: results.reduce((n, r) => n + r.ocrFailed, 0),
   };
 }
 
@@ -61,7 +87,7 @@ function startHelper(): Worker {
   const worker = new Worker(new URL('./page-worker.ts', import.meta.url), {
     resourceLimits: { maxOldGenerationSizeMb: limits.pdfWorkerHeapMb },
   });
-  worker.on('message', (reply: RangeReply) => {
+  worker.on('message', (reply: HelpReply) => {
     const done = waiting.get(reply.id);
     waiting.delete(reply.id);
     // Idle, the thread must not keep the process alive; busy, it must (see inHelper).
@@ -80,16 +106,26 @@ function startHelper(): Worker {
   return worker;
 }
 
-function inHelper(job: Omit<RangeJob, 'id'>): Promise<RangeResult | undefined> {
-  return new Promise((resolve) => {
+/** A job sent to the helper: `start` lets it take pages, `result` is what it read (undefined if it failed). */
+function inHelper(job: Omit<HelpJob, 'id'>): {
+  start(anchorLinks: boolean): void;
+  result: Promise<RangeResult | undefined>;
+} {
+  const id = nextId++;
+  const result = new Promise<RangeResult | undefined>((resolve) => {
     try {
       helper ??= startHelper();
-      const id = nextId++;
       waiting.set(id, resolve);
       helper.ref();
-      helper.postMessage({ ...job, id } satisfies RangeJob, [job.bytes.buffer as ArrayBuffer]);
+      helper.postMessage({ ...job, id } satisfies HelpJob, [job.bytes.buffer as ArrayBuffer]);
     } catch {
       resolve(undefined);
     }
   });
+  return {
+    start(anchorLinks) {
+      helper?.postMessage({ kind: 'start', id, anchorLinks } satisfies HelpStart);
+    },
+    result,
+  };
 }

@@ -59,14 +59,21 @@ function fontFacts(page: PDFPageProxy, loadedName: string, family: string | unde
 /** Hebrew presentation forms (letters with points, wide letters, ligatures). */
 const HEBREW_FORMS = /[\ufb1d-\ufb4f]/;
 
+type Style = { fontFamily?: string; ascent?: number; descent?: number; vertical?: boolean };
+
+/** A page's text items and their fonts' styles, as pdf.js extracts them. */
+export interface TextLayer {
+  items: TextItem[];
+  styles: Record<string, Style>;
+}
+
 export interface PageText {
   runs: TextRun[];
   /** Share of unreadable characters in the raw text layer. */
   garbage: number;
 }
 
-/** The text layer as runs in the top-left point frame (the viewport's transform applied). */
-export async function readText(pdfjs: PdfJs, page: PDFPageProxy, viewport: Matrix): Promise<PageText> {
+export async function readTextLayer(page: PDFPageProxy): Promise<TextLayer> {
   // pdf.js would NFKC ligatures before its bidi pass, which then reverses their letters
   // (Arabic lam-khah read as khah-lam); cleanRunText normalizes after it instead. Its bidi
   // pass does not know Hebrew presentation forms as right-to-left, though, so a page that
@@ -74,21 +81,43 @@ export async function readText(pdfjs: PdfJs, page: PDFPageProxy, viewport: Matri
   let content = await page.getTextContent({ disableNormalization: true });
   if (content.items.some((item) => 'str' in item && HEBREW_FORMS.test(item.str)))
     content = await page.getTextContent();
+  const items = content.items.filter((item): item is typeof item & TextItem => 'str' in item);
+  return { items, styles: content.styles };
+}
+
+/** Fonts of the layer whose real names pdf.js has not resolved (no operator list loaded them). */
+export function unresolvedFonts(page: PDFPageProxy, layer: TextLayer): string[] {
+  const names = new Set<string>();
+  for (const item of layer.items)
+    if (item.str.trim() && !page.commonObjs.has(item.fontName)) names.add(item.fontName);
+  return [...names];
+}
+
+/**
+ * The text layer as runs in the top-left point frame (the viewport's transform applied), with
+ * the text that annotations draw (`drawn`, read from the operator list) after it.
+ */
+export function textRuns(
+  pdfjs: PdfJs,
+  page: PDFPageProxy,
+  viewport: Matrix,
+  layer: TextLayer,
+  drawn: readonly TextItem[],
+): PageText {
   const runs: TextRun[] = [];
   const facts = new Map<string, FontFacts>();
   const raw: string[] = [];
-  for (const item of content.items) {
-    if (!('str' in item)) continue;
-    const text = (item as TextItem).str;
+  for (const item of [...layer.items, ...drawn]) {
+    const text = item.str;
     if (!text?.trim()) continue;
     raw.push(text);
-    const style = content.styles[item.fontName];
+    const style = layer.styles[item.fontName];
     let font = facts.get(item.fontName);
     if (!font) {
       font = fontFacts(page, item.fontName, style?.fontFamily);
       facts.set(item.fontName, font);
     }
-    const run = toRun(pdfjs, item as TextItem, viewport, style, font);
+    const run = toRun(pdfjs, item, viewport, style, font);
     if (run) runs.push(run);
   }
   return { runs, garbage: garbageShare(raw) };
@@ -98,7 +127,7 @@ function toRun(
   pdfjs: PdfJs,
   item: TextItem,
   viewport: Matrix,
-  style: { ascent?: number; descent?: number; vertical?: boolean } | undefined,
+  style: Style | undefined,
   font: FontFacts,
 ): TextRun | undefined {
   const m = pdfjs.Util.transform(viewport, item.transform) as Matrix;

@@ -1,0 +1,33 @@
+/**
+ * A small PDF written from its objects' bodies (object n is `objects[n - 1]`), with a
+ * correct cross-reference table: for tests that need a file no corpus holds (a huge image,
+ * a font that does not load, a cycle). `stream(dict, data)` writes a stream body.
+ */
+export function buildPdf(objects: readonly string[], trailer = '/Root 1 0 R'): Uint8Array {
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  for (const [i, body] of objects.entries()) {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  }
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) out += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(out, 'latin1'));
+}
+
+export function stream(dict: string, data: string): string {
+  return `<< ${dict} /Length ${Buffer.byteLength(data, 'latin1')} >>\nstream\n${data}\nendstream`;
+}
+
+/** A one-page document: the page's content stream, its resources, and any more objects (4 onwards). */
+export function onePage(content: string, resources: string, more: readonly string[] = []): Uint8Array {
+  return buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${4 + more.length} 0 R /Resources ${resources} >>`,
+    ...more,
+    stream('', content),
+  ]);
+}
