@@ -25,6 +25,12 @@ export const limits = {
   /** Largest image pdf.js decodes, in pixels: a 600 dpi A3 scan is ~70 Mpx; bombs claim more. */
   pdfImagePixels: 100_000_000,
   /**
+   * Bytes one PDF stream may inflate to. The largest real one is an image at pdfImagePixels
+   * with four channels (400 MB); a page's content stream is kilobytes to a few MB. A flate
+   * bomb (1000:1) from a 50 MB upload would claim 50 GB: past this it is left out, unread.
+   */
+  pdfStreamInflatedBytes: 400 * MiB,
+  /**
    * Objects indexed when a damaged PDF is rebuilt by scanning its bytes. A 50 MB file of
    * ordinary objects holds well under a million; more headers than that are fabricated.
    */
@@ -34,6 +40,15 @@ export const limits = {
    * dictionaries): real object streams are a few MB in all; a zip bomb is cut off here.
    */
   pdfRepairInflateBytes: 64 * MiB,
+  /**
+   * Memory a conversion process may hold outside its JavaScript heap (inflated streams and
+   * images live in buffers the heap limit does not count). The big-document bench peaks at
+   * ~600 MB of RSS in all; a process over its heap limit plus this is killed, and its
+   * conversion fails alone with RESOURCE_LIMIT.
+   */
+  workerOffHeapMb: 1024,
+  /** How often that is checked: inflating runs at ~1 GB/s, so it overshoots by ~200 MB at most. */
+  workerWatchdogMs: 200,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { buildPdf, onePage, stream } from './helpers/pdf.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
@@ -216,6 +217,30 @@ describe('PDF: hostile and damaged files', () => {
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     assert.match(body.data.markdown, /Text beside a huge picture/);
     assert.match(body.data.warning, /1 image\(s\) over 100 megapixels were left out/);
+  });
+
+  it('leaves out a flate bomb in a page, with a warning, and reads the rest of the page', async () => {
+    // 512 MiB of spaces deflate to ~0.5 MB: past the per-stream cap, so the stream is not inflated.
+    const deflate = zlib.createDeflate({ level: 1 });
+    const parts: Buffer[] = [];
+    deflate.on('data', (d: Buffer) => parts.push(d));
+    const done = new Promise((resolve) => deflate.on('end', resolve));
+    const spaces = Buffer.alloc(1024 * 1024, 0x20);
+    for (let i = 0; i < 512; i++) deflate.write(spaces);
+    deflate.end();
+    await done;
+    const bomb = Buffer.concat(parts).toString('latin1');
+    const pdf = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [4 0 R 5 0 R] /Resources << /Font << /F1 ${helvetica} >> >> >>`,
+      stream('/Filter /FlateDecode', bomb),
+      stream('', text('Text after the bomb')),
+    ]);
+    const { status, body } = await send(pdf);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Text after the bomb/);
+    assert.match(body.data.warning, /would inflate past 400 MiB were left out/);
   });
 
   it('reads text set in a font whose embedded file is junk', async () => {

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { Tinypool } from 'tinypool';
+import { limits } from '../limits.ts';
 import type { ParseJob } from './parse-document.ts';
 import type { WorkerResult } from './worker.ts';
 
@@ -28,10 +30,13 @@ export class PoolError extends Error {
  * Conversions run here, off the event loop, in a bounded pool of child processes. Processes
  * rather than worker threads because V8 cannot always stop a thread at its heap limit: an
  * allocation that fails first aborts the whole server. A process with its own heap limit
- * dies alone, and an aborted task (timeout, client gone) kills its process too.
+ * dies alone, and an aborted task (timeout, client gone) kills its process too. The heap
+ * limit does not cover memory outside the JavaScript heap (buffers, native libraries), so
+ * a watchdog kills a process whose resident memory outgrows the heap limit by too much.
  */
 export class ConversionPool {
   private readonly pool: Tinypool;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(settings: PoolSettings) {
     this.pool = new Tinypool({
@@ -46,6 +51,14 @@ export class ConversionPool {
       maxQueue: settings.queueSize,
       idleTimeout: 60_000,
     });
+    const maxRssBytes = (settings.heapMb + limits.workerOffHeapMb) * 2 ** 20;
+    this.watchdog = setInterval(() => {
+      for (const worker of this.pool.threads) {
+        // With the child_process runtime a worker's threadId is its process id.
+        if (residentBytes(worker.threadId) > maxRssBytes) killQuietly(worker.threadId);
+      }
+    }, limits.workerWatchdogMs);
+    this.watchdog.unref();
   }
 
   async run(job: ParseJob, signal: AbortSignal): Promise<WorkerResult> {
@@ -61,6 +74,25 @@ export class ConversionPool {
   }
 
   close(): Promise<void> {
+    clearInterval(this.watchdog);
     return this.pool.destroy();
+  }
+}
+
+/** Resident memory of a process, from /proc (0 once it is gone, or where there is no /proc). */
+function residentBytes(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return kb ? Number(kb[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // It exited on its own in the meantime.
   }
 }

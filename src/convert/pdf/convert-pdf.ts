@@ -40,6 +40,10 @@ export const convertPdf: Converter = async (input) => {
   if (failed > 0) warnings.push(`${failed} of ${count} PDF pages could not be read and were skipped.`);
   if (read.ocrFailed > 0)
     warnings.push(`OCR failed on ${read.ocrFailed} page(s); their text layer was used as it is.`);
+  if (read.oversizedStreams > 0)
+    warnings.push(
+      `Parts of the PDF that would inflate past ${limits.pdfStreamInflatedBytes / 2 ** 20} MiB were left out, unread.`,
+    );
   if (count < total) warnings.push(`Only the first ${count} of ${total} pages were parsed (maxPages).`);
   // Fast mode never looks at images, so only the other modes lose anything to a huge one.
   const huge = mode === 'fast' ? 0 : oversizedImages(input.bytes);
@@ -62,6 +66,7 @@ interface DocumentRead {
   pages: LaidPage[];
   failed: number;
   ocrFailed: number;
+  oversizedStreams: number;
   count: number;
   total: number;
   metadata: DocumentMetadata;
@@ -79,13 +84,13 @@ async function readDocument(
     const metadata = await readMetadata(pdfjs, doc);
     const total = doc.numPages;
     const count = Math.min(total, maxPages ?? total);
-    const { pages, failed, ocrFailed } = await readPages(pdfjs, doc, bytes, count, mode);
+    const { pages, failed, ocrFailed, oversizedStreams } = await readPages(pdfjs, doc, bytes, count, mode);
     if (failed.length === count && count > 0)
       throw new ConversionError(
         'UNPARSABLE_DOCUMENT',
         'No page of the PDF could be read; the file is damaged.',
       );
-    return { pages, failed: failed.length, ocrFailed, count, total, metadata };
+    return { pages, failed: failed.length, ocrFailed, oversizedStreams, count, total, metadata };
   } finally {
     await task.destroy().catch(() => {});
   }

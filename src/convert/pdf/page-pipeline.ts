@@ -6,6 +6,7 @@ import type { PageContent, TextRun } from './page-content.ts';
 import { type ReadState, readPage } from './read-page.ts';
 import { tableNode } from './table-node.ts';
 import { findTables } from './tables/find-tables.ts';
+import { oversizedStreams } from './whole-inflate.ts';
 
 export type Mode = 'fast' | 'auto' | 'ocr';
 
@@ -21,6 +22,8 @@ export interface RangeResult {
   /** Indexes of the pages that could not be read. */
   failed: number[];
   ocrFailed: number;
+  /** Streams left out while reading these pages for inflating past their limit. */
+  oversizedStreams: number;
 }
 
 /** The reading state a conversion starts from in a mode. */
@@ -44,7 +47,8 @@ export async function processPages(
   state: ReadState,
   mode: Mode,
 ): Promise<RangeResult> {
-  const result: RangeResult = { pages: [], failed: [], ocrFailed: 0 };
+  const result: RangeResult = { pages: [], failed: [], ocrFailed: 0, oversizedStreams: 0 };
+  const oversizedBefore = oversizedStreams();
   for (let i = claim(); i !== undefined; i = claim()) {
     let page: PDFPageProxy;
     try {
@@ -76,6 +80,7 @@ export async function processPages(
       page.cleanup();
     }
   }
+  result.oversizedStreams = oversizedStreams() - oversizedBefore;
   return result;
 }
 

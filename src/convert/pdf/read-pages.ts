@@ -64,6 +64,7 @@ export async function readPages(
     pages: results.flatMap((r) => r.pages).sort((a, b) => a.index - b.index),
     failed: results.flatMap((r) => r.failed),
     ocrFailed: results.reduce((n, r) => n + r.ocrFailed, 0),
+    oversizedStreams: results.reduce((n, r) => n + r.oversizedStreams, 0),
   };
 }
 
