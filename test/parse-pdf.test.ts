@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import zlib from 'node:zlib';
-import { buildPdf, onePage, stream } from './helpers/pdf.ts';
+import { buildPdf, lzwSpaceBomb, onePage, stream } from './helpers/pdf.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
 /** Real PDFs from the shared corpus, through HTTP, asserting on what they say. */
@@ -241,6 +241,23 @@ describe('PDF: hostile and damaged files', () => {
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     assert.match(body.data.markdown, /Text after the bomb/);
     assert.match(body.data.warning, /would inflate past 400 MiB were left out/);
+  });
+
+  it('stops a conversion whose memory runs away, alone, with RESOURCE_LIMIT', async () => {
+    // LZW, which pdf.js decodes without a cap: 2 MB of codes for 3.2 GB of spaces. The pool's
+    // watchdog kills the worker once it holds its heap limit plus 1 GiB.
+    const pdf = onePage(text('Served meanwhile'), `<< /Font << /F1 ${helvetica} >> >>`);
+    const bomb = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 ${helvetica} >> >> >>`,
+      stream('/Filter /LZWDecode', lzwSpaceBomb(400)),
+    ]);
+    const [bombed, other] = await Promise.all([send(bomb), send(pdf)]);
+    assert.equal(bombed.status, 400, JSON.stringify(bombed.body).slice(0, 300));
+    assert.equal(bombed.body.code, 'RESOURCE_LIMIT');
+    assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
+    assert.match(other.body.data.markdown, /Served meanwhile/);
   });
 
   it('reads text set in a font whose embedded file is junk', async () => {

@@ -31,3 +31,38 @@ export function onePage(content: string, resources: string, more: readonly strin
     stream('', content),
   ]);
 }
+
+/**
+ * An LZW stream (PDF LZWDecode, early change) that decodes to `cycles` × ~8 MB of spaces: each
+ * cycle fills the code table with ever longer runs of spaces, so ~4 KB of codes give 8 MB.
+ * pdf.js decodes LZW itself, with no size cap, which makes this a memory bomb.
+ */
+export function lzwSpaceBomb(cycles: number): string {
+  const bytes: number[] = [];
+  let bits = 0;
+  let nbits = 0;
+  const emit = (code: number, width: number) => {
+    bits = (bits << width) | code;
+    nbits += width;
+    while (nbits >= 8) {
+      nbits -= 8;
+      bytes.push((bits >> nbits) & 0xff);
+    }
+    bits &= (1 << nbits) - 1;
+  };
+  let width = 9;
+  for (let cycle = 0; cycle < cycles; cycle++) {
+    emit(256, width); // clear: the table starts again at 258 entries, nine-bit codes
+    width = 9;
+    emit(32, width);
+    // Code 258 + k stands for k + 2 spaces, each entry the one before plus a space.
+    for (let next = 259, code = 258; ; next++, code++) {
+      if (next >= 1 << width && width < 12) width++;
+      if (next >= 4000) break;
+      emit(code, width);
+    }
+  }
+  emit(257, width); // end of data
+  if (nbits > 0) bytes.push((bits << (8 - nbits)) & 0xff);
+  return Buffer.from(bytes).toString('latin1');
+}
