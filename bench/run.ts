@@ -28,8 +28,9 @@ import { median, nowMs, ratio } from './stats.ts';
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16). While working on one part,
-// QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS (corpus formats) narrow the
-// run; a narrowed run writes bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
+// QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS (corpus formats, and the
+// big documents of those formats) narrow the run; a narrowed run writes
+// bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
 
 const benchDir = path.join(repoRoot, 'bench');
 const outRoot = path.join(benchDir, 'out');
@@ -331,7 +332,9 @@ async function main(): Promise<void> {
   let bigLines: string[] = [];
   if (runs('big')) {
     log('big documents: one conversion per tool in a fresh process');
-    bigLines = bigDocumentsSection(await runBigDocuments(path.join(outRoot, 'big'), log));
+    bigLines = bigDocumentsSection(
+      await runBigDocuments(path.join(outRoot, 'big'), log, onlyFormats && new Set<string>(onlyFormats)),
+    );
   }
 
   // HTTP load: the formats both servers read.
