@@ -3,8 +3,8 @@ import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { openOleContainer } from '../doc/ole-container.ts';
 import { summaryMetadata } from '../doc/ole-property-set.ts';
-import type { ReadWorkbook } from './read-package.ts';
-import { parseBiff } from './sheetjs.ts';
+import { fromSheetJs, parseBiff } from './sheetjs.ts';
+import type { ReadWorkbook } from './workbook.ts';
 
 /**
  * An Excel 97-2003 workbook (BIFF5/8 in an OLE container). The container is opened by the
@@ -77,9 +77,5 @@ export function readXlsWorkbook(bytes: Uint8Array): ReadWorkbook {
     }
     throw new ConversionError('UNPARSABLE_DOCUMENT', `The workbook could not be read: ${message}.`);
   }
-  return {
-    wb,
-    metadata: summaryMetadata(container.stream('\u0005SummaryInformation')),
-    warnings: [],
-  };
+  return fromSheetJs(wb, summaryMetadata(container.stream('\u0005SummaryInformation')), []);
 }

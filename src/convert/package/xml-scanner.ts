@@ -1,0 +1,258 @@
+import { ConversionError } from '../converter.ts';
+
+/**
+ * A pull tokenizer for parts read for a few facts or in bulk (relationships; spreadsheet sheets,
+ * shared strings, styles, comments), where a tree would cost ten times the time and memory of
+ * what it holds: a million-cell sheet is five million tags. It reads tags, text and CDATA, skips comments, processing instructions and
+ * a DOCTYPE (refusing one that declares entities: never expanded), and never throws on damage:
+ * a part that ends inside markup or with elements open ends the token stream with `truncated`
+ * set, so that the rows before the damage are kept.
+ *
+ * Names are matched by local name (the prefix dropped): the parts read with it use one
+ * namespace for the elements that matter, whatever prefix a writer chose.
+ */
+
+export const END = 0;
+export const OPEN = 1;
+export const CLOSE = 2;
+export const TEXT = 3;
+type Kind = typeof END | typeof OPEN | typeof CLOSE | typeof TEXT;
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
+const EQUALS = 0x3d;
+const COLON = 0x3a;
+
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const REFERENCE = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(lt|gt|amp|quot|apos));/g;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
+}
+
+/** Character references and the five predefined entities; anything else stays as written. */
+export function decodeXmlText(raw: string): string {
+  let s = raw;
+  if (s.includes('\r')) s = s.replace(/\r\n?/g, '\n');
+  if (!s.includes('&')) return s;
+  return s.replace(REFERENCE, (match, dec?: string, hex?: string, name?: string) => {
+    if (name) return NAMED[name]!;
+    const code = dec ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
+    return code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : match;
+  });
+}
+
+export class XmlScanner {
+  private readonly s: string;
+  private readonly part: string;
+  private p = 0;
+  /** Open elements around the current position. */
+  depth = 0;
+  kind: Kind = END;
+  /** Local name of the current open or close tag. */
+  name = '';
+  /** Whether the current open tag closes itself (`<c/>`): no content and no CLOSE follows. */
+  empty = false;
+  /** Set once the part ended inside markup or with elements still open. */
+  truncated = false;
+  private from = 0;
+  private to = 0;
+  private cdata = false;
+
+  constructor(text: string, part: string) {
+    this.s = text;
+    this.part = part;
+  }
+
+  /** Characters read so far: where a caller cutting the part at a budget stands. */
+  get position(): number {
+    return this.p;
+  }
+
+  /** The current text token, decoded. */
+  get text(): string {
+    const raw = this.s.slice(this.from, this.to);
+    return this.cdata ? raw : decodeXmlText(raw);
+  }
+
+  next(): Kind {
+    const s = this.s;
+    for (;;) {
+      const start = this.p;
+      if (start >= s.length) return this.finish();
+      if (s.charCodeAt(start) !== LT) {
+        const lt = s.indexOf('<', start);
+        this.from = start;
+        this.to = lt === -1 ? s.length : lt;
+        this.p = this.to;
+        this.cdata = false;
+        return this.token(TEXT);
+      }
+      const c = s.charCodeAt(start + 1);
+      if (c === 0x21 /* ! */) {
+        if (s.startsWith('<![CDATA[', start)) {
+          const end = s.indexOf(']]>', start + 9);
+          if (end === -1) return this.finish(true);
+          this.from = start + 9;
+          this.to = end;
+          this.p = end + 3;
+          this.cdata = true;
+          return this.token(TEXT);
+        }
+        if (!this.skipDeclaration(start)) return this.finish(true);
+        continue;
+      }
+      if (c === 0x3f /* ? */) {
+        const end = s.indexOf('?>', start + 2);
+        if (end === -1) return this.finish(true);
+        this.p = end + 2;
+        continue;
+      }
+      if (c === SLASH) {
+        const end = s.indexOf('>', start + 2);
+        if (end === -1) return this.finish(true);
+        let nameEnd = start + 2;
+        while (nameEnd < end && !isSpace(s.charCodeAt(nameEnd))) nameEnd++;
+        this.name = localName(s, start + 2, nameEnd);
+        this.p = end + 1;
+        if (this.depth > 0) this.depth--;
+        return this.token(CLOSE);
+      }
+      return this.openTag(start);
+    }
+  }
+
+  /**
+   * The value of an attribute of the current open tag, by local name, decoded; undefined when
+   * absent.
+   */
+  attr(local: string): string | undefined {
+    const s = this.s;
+    let i = this.from;
+    const end = this.to;
+    while (i < end) {
+      while (i < end && isSpace(s.charCodeAt(i))) i++;
+      const nameStart = i;
+      while (i < end && s.charCodeAt(i) !== EQUALS && !isSpace(s.charCodeAt(i))) i++;
+      const nameEnd = i;
+      while (i < end && isSpace(s.charCodeAt(i))) i++;
+      if (i >= end || s.charCodeAt(i) !== EQUALS) return undefined;
+      i++;
+      while (i < end && isSpace(s.charCodeAt(i))) i++;
+      const quote = s.charCodeAt(i);
+      if (quote !== QUOTE && quote !== APOSTROPHE) return undefined;
+      const close = s.indexOf(quote === QUOTE ? '"' : "'", i + 1);
+      if (close === -1 || close > end) return undefined;
+      if (localName(s, nameStart, nameEnd) === local) return decodeXmlText(s.slice(i + 1, close));
+      i = close + 1;
+    }
+    return undefined;
+  }
+
+  /** The text of the open element's content (all descendants), leaving the scanner past its end. */
+  elementText(): string {
+    if (this.empty) return '';
+    const depth = this.depth - 1;
+    let text = '';
+    for (let kind = this.next(); kind !== END; kind = this.next()) {
+      if (kind === TEXT) text += this.text;
+      else if (kind === CLOSE && this.depth === depth) break;
+    }
+    return text;
+  }
+
+  /** Skips the open element's content, leaving the scanner past its end. */
+  skipElement(): void {
+    if (this.empty) return;
+    const depth = this.depth - 1;
+    for (let kind = this.next(); kind !== END; kind = this.next()) {
+      if (kind === CLOSE && this.depth === depth) return;
+    }
+  }
+
+  private openTag(start: number): Kind {
+    const s = this.s;
+    let i = start + 1;
+    const nameStart = i;
+    for (
+      let c = s.charCodeAt(i);
+      i < s.length && c !== GT && c !== SLASH && !isSpace(c);
+      c = s.charCodeAt(++i)
+    );
+    const nameEnd = i;
+    // Attribute values may hold `>`: the tag ends at the first one outside quotes.
+    let quote = 0;
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+      } else if (c === QUOTE || c === APOSTROPHE) quote = c;
+      else if (c === GT) break;
+    }
+    if (i >= s.length) return this.finish(true);
+    this.empty = s.charCodeAt(i - 1) === SLASH;
+    this.name = localName(s, nameStart, nameEnd);
+    this.from = nameEnd;
+    this.to = this.empty ? i - 1 : i;
+    this.p = i + 1;
+    if (!this.empty) this.depth++;
+    return this.token(OPEN);
+  }
+
+  /** Comments and DOCTYPE; false when the part ends inside one. */
+  private skipDeclaration(start: number): boolean {
+    const s = this.s;
+    if (s.startsWith('<!--', start)) {
+      const end = s.indexOf('-->', start + 4);
+      if (end === -1) return false;
+      this.p = end + 3;
+      return true;
+    }
+    // <!DOCTYPE name [ internal subset ]>: the subset may hold `>` inside its declarations.
+    const bracket = s.indexOf('[', start);
+    const gt = s.indexOf('>', start);
+    if (gt === -1) return false;
+    let end = gt;
+    if (bracket !== -1 && bracket < gt) {
+      const close = s.indexOf(']', bracket);
+      if (close === -1) return false;
+      end = s.indexOf('>', close);
+      if (end === -1) return false;
+    }
+    if (/<!ENTITY/i.test(s.slice(start, end))) {
+      throw new ConversionError(
+        'UNPARSABLE_DOCUMENT',
+        `${this.part} declares XML entities, which are never expanded; the workbook was refused.`,
+      );
+    }
+    this.p = end + 1;
+    return true;
+  }
+
+  private token(kind: Kind): Kind {
+    this.kind = kind;
+    return kind;
+  }
+
+  private finish(damaged = false): Kind {
+    this.p = this.s.length;
+    if (damaged || this.depth > 0) this.truncated = true;
+    return this.token(END);
+  }
+}
+
+function localName(s: string, start: number, end: number): string {
+  for (let i = start; i < end; i++) if (s.charCodeAt(i) === COLON) return s.slice(i + 1, end);
+  return s.slice(start, end);
+}
+
+/** A scanner over a part's bytes: UTF-8 unless a byte-order mark says UTF-16, which XML also allows. */
+export function scanXml(bytes: Uint8Array, part: string): XmlScanner {
+  let encoding = 'utf-8';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) encoding = 'utf-16le';
+  else if (bytes[0] === 0xfe && bytes[1] === 0xff) encoding = 'utf-16be';
+  return new XmlScanner(new TextDecoder(encoding).decode(bytes), part);
+}
