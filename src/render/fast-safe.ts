@@ -19,7 +19,7 @@ const TEXT_CHARS = /^[^\\*_[\]`<>&!|~#\p{Cc}]+$/u;
 const PLAIN_URL = /^[^\s()<>[\]\\&|\p{Cc}]*$/u;
 const PLAIN_TITLE = /^[^"[\]\\&|#\p{Cc}]*$/u;
 
-function plainText(value: string, config: SafeConfig): boolean {
+export function plainText(value: string, config: SafeConfig): boolean {
   if (!TEXT_CHARS.test(value)) return false;
   const before = config.before ?? '';
   const after = config.after ?? '';
