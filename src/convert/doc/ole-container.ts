@@ -20,8 +20,8 @@ const STREAM = 2;
 const ROOT = 5;
 
 export interface OleContainer {
-  /** A root-level stream's bytes, or undefined when there is none. */
-  stream(name: string): Uint8Array | undefined;
+  /** A stream's bytes by its path (`WordDocument`, `Storage/Stream`), or undefined when there is none. */
+  stream(path: string): Uint8Array | undefined;
 }
 
 interface DirectoryEntry {
@@ -121,7 +121,14 @@ class CompoundFile {
       this.fat,
       Math.min(this.sectorCount, Math.ceil(wanted / this.sectorSize)),
     );
-    const out = new Uint8Array(Math.min(wanted, sectors.length * this.sectorSize));
+    const length = Math.min(wanted, sectors.length * this.sectorSize);
+    // Writers lay most streams out in consecutive sectors: those are a view of the file.
+    const first = sectors[0]!;
+    if (sectors.length > 0 && sectors.every((s, i) => s === first + i)) {
+      const at = (first + 1) * this.sectorSize;
+      return this.bytes.subarray(at, Math.min(at + length, this.bytes.length));
+    }
+    const out = new Uint8Array(length);
     let p = 0;
     for (const s of sectors) {
       if (p >= out.length || s >= this.sectorCount) break;
@@ -161,10 +168,10 @@ class CompoundFile {
     return entries;
   }
 
-  /** The root's direct children (a red-black tree of siblings), by name. */
-  private rootEntry(name: string): DirectoryEntry | undefined {
+  /** A child of a storage (its children are a red-black tree of siblings), by name. */
+  private childEntry(storage: DirectoryEntry, name: string): DirectoryEntry | undefined {
     const wanted = name.toUpperCase();
-    const stack = [this.entries[0]!.child];
+    const stack = [storage.child];
     let visited = 0;
     while (stack.length > 0) {
       const id = stack.pop()!;
@@ -177,8 +184,17 @@ class CompoundFile {
     return undefined;
   }
 
-  stream(name: string): Uint8Array | undefined {
-    const entry = this.rootEntry(name);
+  /** An entry by its path from the root (`Storage/Stream`), names compared case-insensitively. */
+  private entry(path: string): DirectoryEntry | undefined {
+    let entry: DirectoryEntry | undefined = this.entries[0]!;
+    for (const name of path.split('/')) {
+      entry = entry && this.childEntry(entry, name);
+    }
+    return entry;
+  }
+
+  stream(path: string): Uint8Array | undefined {
+    const entry = this.entry(path);
     if (!entry || entry.type !== STREAM) return undefined;
     if (entry.size === 0) return new Uint8Array(0);
     if (entry.size >= this.miniCutoff) return this.readChain(entry.start, entry.size);
