@@ -1,5 +1,5 @@
-import type { Heading, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
-import { plainText } from './fast-safe.ts';
+import type { Heading, Link, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
+import { PLAIN_URL, plainText } from './fast-safe.ts';
 import { REMOVED_IMAGE_URL } from './model-to-mdast.ts';
 
 /**
@@ -19,13 +19,45 @@ function plain(value: string, before: string, after: string): string | undefined
   return value && plainText(value, { before, after }) ? value : undefined;
 }
 
-/** A paragraph holding one text, one bold text (a label) or one picture without its bytes. */
+/**
+ * A link written as `[text](url)`: plain text, no title, and a URL that needs neither angle
+ * brackets nor escapes. One the serializer would write as an autolink (`<url>`, when the text
+ * is the URL) is left to it.
+ */
+function link(node: Link): string | undefined {
+  const only = node.children.length === 1 ? node.children[0] : undefined;
+  if (only?.type !== 'text' || node.title || !node.url || !PLAIN_URL.test(node.url)) return undefined;
+  if (only.value === node.url || `mailto:${only.value}` === node.url) return undefined;
+  const label = plain(only.value, '[', '](');
+  return label === undefined ? undefined : `[${label}](${node.url})`;
+}
+
+/** Text and links, in any order (texts are never adjacent: the tree is tidied). */
+function textAndLinks(children: readonly PhrasingContent[]): string | undefined {
+  let out = '';
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
+    if (child.type === 'link') {
+      const value = link(child);
+      if (value === undefined) return undefined;
+      out += value;
+    } else if (child.type === 'text') {
+      const next = children[i + 1];
+      const value = plain(child.value, i === 0 ? '\n' : ')', next === undefined ? '\n' : '[');
+      if (value === undefined || (next !== undefined && next.type !== 'link')) return undefined;
+      out += value;
+    } else return undefined;
+  }
+  return out;
+}
+
+/**
+ * A paragraph of text and links, of one bold text (a label) or of one picture without its
+ * bytes.
+ */
 function paragraph(node: Paragraph): string | undefined {
-  if (node.children.length !== 1) return undefined;
-  const only: PhrasingContent = node.children[0]!;
-  switch (only.type) {
-    case 'text':
-      return plain(only.value, '\n', '\n');
+  const only: PhrasingContent | undefined = node.children.length === 1 ? node.children[0] : undefined;
+  switch (only?.type) {
     case 'strong': {
       // Outside a paragraph's own edges are line ends, where `**` always opens and closes as
       // long as the text does not start or end with whitespace.
@@ -41,7 +73,7 @@ function paragraph(node: Paragraph): string | undefined {
       return `![${alt}](<Base64-Image-Removed>)`;
     }
     default:
-      return undefined;
+      return node.children.length > 0 ? textAndLinks(node.children) : undefined;
   }
 }
 

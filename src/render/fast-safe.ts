@@ -17,7 +17,7 @@ import type { SafeConfig, State } from 'mdast-util-to-markdown';
  *   controls.
  */
 const TEXT_CHARS = /^[^\\*_[\]`<>&|~#\p{Cc}]+$/u;
-const PLAIN_URL = /^[^\s()<>[\]\\&|\p{Cc}]*$/u;
+export const PLAIN_URL = /^[^\s()<>[\]\\&|\p{Cc}]*$/u;
 const PLAIN_TITLE = /^[^"[\]\\&|#\p{Cc}]*$/u;
 
 export function plainText(value: string, config: SafeConfig): boolean {
