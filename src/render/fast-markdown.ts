@@ -1,5 +1,6 @@
 import type { Heading, Link, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
 import { PLAIN_URL, plainText } from './fast-safe.ts';
+import { PHRASING } from './mdast-flow.ts';
 import { REMOVED_IMAGE_URL } from './model-to-mdast.ts';
 
 /**
@@ -163,23 +164,6 @@ export function fastBlock(
       return undefined;
   }
 }
-
-/** Node types the serializer counts as phrasing (mdast-util-phrasing, as its root handler uses it). */
-const PHRASING: ReadonlySet<string> = new Set([
-  'break',
-  'delete',
-  'emphasis',
-  'footnote',
-  'footnoteReference',
-  'image',
-  'imageReference',
-  'inlineCode',
-  'inlineMath',
-  'link',
-  'linkReference',
-  'strong',
-  'text',
-]);
 
 /** Whether the root holds phrasing directly, which the serializer then writes as one paragraph. */
 export function holdsPhrasing(root: Root): boolean {

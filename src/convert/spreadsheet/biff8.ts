@@ -1,11 +1,11 @@
-import type { CellObject, Comments, Range } from '@e965/xlsx';
+import type { CellObject, Range } from '@e965/xlsx';
 import type { DocumentMetadata } from '../../document/model.ts';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { CellFormatter, ERROR_TEXT } from './number-formats.ts';
 import type { Rows } from './sheet-layout.ts';
 import type { ReadWorkbook, WorkbookSheet } from './workbook.ts';
-import { putCell } from './workbook-parts.ts';
+import { placeComments, putCell, rkNumber } from './workbook-parts.ts';
 
 /**
  * Excel 97-2003 workbooks (BIFF8, [MS-XLS]) read from their Workbook stream: the globals
@@ -291,19 +291,6 @@ class RecordReader {
   }
 }
 
-/** RkNumber ([MS-XLS] 2.5.217): a 30-bit integer or a double's high 30 bits, optionally / 100. */
-const rkScratch = new DataView(new ArrayBuffer(8));
-function rkNumber(raw: number): number {
-  let value: number;
-  if (raw & 2) value = raw >> 2;
-  else {
-    rkScratch.setUint32(0, 0, true);
-    rkScratch.setUint32(4, raw & 0xfffffffc, true);
-    value = rkScratch.getFloat64(0, true);
-  }
-  return raw & 1 ? value / 100 : value;
-}
-
 const URL_MONIKER = 'e0c9ea79f9bace118c8200aa004ba90b';
 const FILE_MONIKER = '0303000000000000c000000000000046';
 
@@ -573,15 +560,15 @@ class SheetReader {
       const cell = state.rows[r]?.[c];
       if (cell) cell.l = { Target: target };
     }
-    for (const { r, c, author, id } of notes) {
-      let cell = state.rows[r]?.[c];
-      if (!cell) {
-        cell = { t: 'z' };
-        putCell(state.rows, r, c, cell);
-      }
-      cell.c ??= [] as unknown as Comments;
-      cell.c.push({ a: author, t: (state.texts.get(id) ?? '').replace(/\r\n?/g, '\n') });
-    }
+    placeComments(
+      state.rows,
+      notes.map(({ r, c, author, id }) => ({
+        r,
+        c,
+        author,
+        text: (state.texts.get(id) ?? '').replace(/\r\n?/g, '\n'),
+      })),
+    );
     return { rows: state.rows, merges: state.merges, complete };
   }
 }

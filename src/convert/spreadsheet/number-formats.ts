@@ -93,7 +93,7 @@ const BUILT_IN: Record<number, string> = {
   81: 'mmss.0',
 };
 
-/** Error codes of BIFF12 cells ([MS-XLSB] 2.5.97.2 BErr) as Excel shows them. */
+/** Excel's cell error codes (BErr in BIFF8 and BIFF12) as it shows them. */
 export const ERROR_TEXT: Record<number, string> = {
   0: '#NULL!',
   7: '#DIV/0!',

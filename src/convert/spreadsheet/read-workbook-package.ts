@@ -1,4 +1,3 @@
-import type { CellObject, Comments } from '@e965/xlsx';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { type Relationship, readCoreProperties, readRelationships } from '../package/ooxml.ts';
@@ -7,11 +6,10 @@ import type { ZipPackage } from '../package/zip.ts';
 import { cutXmlAtRow } from './defuse-sheet.ts';
 import { CellFormatter } from './number-formats.ts';
 import { persons, threadedComments, xmlParts } from './ooxml-parts.ts';
-import type { Rows } from './sheet-layout.ts';
 import type { ReadWorkbook, WorkbookSheet } from './workbook.ts';
 import {
   type PartReaders,
-  putCell,
+  placeComments,
   type RawComment,
   type SheetContext,
   type SheetRead,
@@ -46,26 +44,6 @@ function mainPart(zip: ZipPackage, budget: XmlBudget): string {
   }
   for (const fallback of ['xl/workbook.xml', 'xl/workbook.bin']) if (zip.has(fallback)) return fallback;
   throw new ConversionError('UNPARSABLE_DOCUMENT', 'The package has no workbook part (xl/workbook.xml).');
-}
-
-/**
- * Comments into their cells (as SheetJS shapes them: `c` on the cell, a stub cell where the
- * commented cell is empty). A cell with threaded comments shows those only: Excel keeps a
- * legacy copy of each thread for older readers.
- */
-function placeComments(rows: Rows, legacy: readonly RawComment[], threaded: readonly RawComment[]): void {
-  const threadedCells = new Set(threaded.map((t) => `${t.r},${t.c}`));
-  const place = (comment: RawComment, isThreaded: boolean): void => {
-    let cell: CellObject | undefined = rows[comment.r]?.[comment.c];
-    if (!cell) {
-      cell = { t: 'z' };
-      putCell(rows, comment.r, comment.c, cell);
-    }
-    cell.c ??= [] as unknown as Comments;
-    cell.c.push({ a: comment.author, t: comment.text, T: isThreaded });
-  };
-  for (const comment of legacy) if (!threadedCells.has(`${comment.r},${comment.c}`)) place(comment, false);
-  for (const comment of threaded) place(comment, true);
 }
 
 export function readWorkbookPackage(zip: ZipPackage): ReadWorkbook {

@@ -1,4 +1,4 @@
-import type { CellObject, Range } from '@e965/xlsx';
+import type { CellObject, Comments, Range } from '@e965/xlsx';
 import type { CellFormatter } from './number-formats.ts';
 import type { Rows } from './sheet-layout.ts';
 
@@ -66,6 +66,30 @@ export interface PartReaders {
   comments(bytes: Uint8Array, part: string): RawComment[];
 }
 
+/**
+ * Comments into their cells (as SheetJS shapes them: `c` on the cell, a stub cell where the
+ * commented cell is empty). A cell with threaded comments shows those only: Excel keeps a
+ * legacy copy of each thread for older readers.
+ */
+export function placeComments(
+  rows: Rows,
+  legacy: readonly RawComment[],
+  threaded: readonly RawComment[] = [],
+): void {
+  const threadedCells = new Set(threaded.map((t) => `${t.r},${t.c}`));
+  const place = (comment: RawComment, isThreaded: boolean): void => {
+    let cell: CellObject | undefined = rows[comment.r]?.[comment.c];
+    if (!cell) {
+      cell = { t: 'z' };
+      putCell(rows, comment.r, comment.c, cell);
+    }
+    cell.c ??= [] as unknown as Comments;
+    cell.c.push({ a: comment.author, t: comment.text, T: isThreaded });
+  };
+  for (const comment of legacy) if (!threadedCells.has(`${comment.r},${comment.c}`)) place(comment, false);
+  for (const comment of threaded) place(comment, true);
+}
+
 /** Rows as arrays of cells, each row created on its first cell. */
 export function putCell(rows: Rows, r: number, c: number, cell: CellObject): void {
   let row = rows[r];
@@ -119,4 +143,22 @@ export function decodeRange(ref: string): Range | undefined {
     s: { r: Math.min(s.r, e.r), c: Math.min(s.c, e.c) },
     e: { r: Math.max(s.r, e.r), c: Math.max(s.c, e.c) },
   };
+}
+
+/** Where an RkNumber's 30 bits become a double's high bits. */
+const rkScratch = new DataView(new ArrayBuffer(8));
+
+/**
+ * An RkNumber (BIFF8 and BIFF12): a 30-bit integer or the high 30 bits of a double, divided
+ * by 100 when its lowest bit says so.
+ */
+export function rkNumber(raw: number): number {
+  let value: number;
+  if (raw & 2) value = raw >> 2;
+  else {
+    rkScratch.setUint32(0, 0, true);
+    rkScratch.setUint32(4, raw & 0xfffffffc, true);
+    value = rkScratch.getFloat64(0, true);
+  }
+  return raw & 1 ? value / 100 : value;
 }

@@ -10,7 +10,7 @@ import type {
   StyleInfo,
   WorkbookInfo,
 } from './workbook-parts.ts';
-import { putCell } from './workbook-parts.ts';
+import { putCell, rkNumber } from './workbook-parts.ts';
 
 /**
  * XLSB parts: BIFF12 records ([MS-XLSB] 2.1.4), each a variable-length type (1-2 bytes of 7
@@ -20,8 +20,6 @@ import { putCell } from './workbook-parts.ts';
  */
 
 const utf16 = new TextDecoder('utf-16le');
-/** Where an RkNumber's 30 bits become a double's high bits. */
-const scratch = new DataView(new ArrayBuffer(8));
 
 /** A cursor over one record's payload; reads past its end give zeros and empty strings. */
 class Payload {
@@ -74,17 +72,8 @@ class Payload {
     return this.wideString() ?? '';
   }
 
-  /** RkNumber: a 30-bit integer or the high 30 bits of a double, optionally divided by 100. */
   rk(): number {
-    const raw = this.u32();
-    let value: number;
-    if (raw & 2) value = raw >> 2;
-    else {
-      scratch.setUint32(0, 0, true);
-      scratch.setUint32(4, raw & 0xfffffffc, true);
-      value = scratch.getFloat64(0, true);
-    }
-    return raw & 1 ? value / 100 : value;
+    return rkNumber(this.u32());
   }
 
   /** RfX: first and last row, first and last column. */
