@@ -18,6 +18,7 @@ import {
   type ScoreReport,
   score,
   type ToolRun,
+  warmupMs,
   warmupRuns,
 } from './quality.ts';
 import { median, nowMs, ratio } from './stats.ts';
@@ -172,7 +173,7 @@ function qualitySection(scored: Scored[], formats: string[], cases: Case[]): str
     '',
     ...scored.map(
       (s) =>
-        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ` after up to ${warmupRuns} untimed warm-up runs` : ''}.`,
+        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ` after untimed warm-up runs (at least ${warmupRuns} and ${warmupMs} ms, at most 5 s)` : ''}.`,
     ),
     '',
     '<details><summary>Per-metric scores</summary>',
