@@ -33,6 +33,15 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 }
 
+/** What makes an attribute value more than its characters: references, `<`, tabs and line ends. */
+const ATTRIBUTE_SPECIAL = /[&<\t\n\r]/;
+const INVALID_REFERENCE = /&(?!(?:#[0-9]+|#x[0-9a-fA-F]+|lt|gt|amp|quot|apos);)/;
+
+/** Whether every `&` in raw text starts a character reference or a predefined entity. */
+export function validReferences(raw: string): boolean {
+  return !raw.includes('&') || !INVALID_REFERENCE.test(raw);
+}
+
 /** Character references and the five predefined entities; anything else stays as written. */
 export function decodeXmlText(raw: string): string {
   let s = raw;
@@ -60,6 +69,8 @@ export class XmlScanner {
   truncated = false;
   private from = 0;
   private to = 0;
+  private nameStart = 0;
+  private nameEnd = 0;
   private cdata = false;
 
   constructor(text: string, part: string) {
@@ -72,10 +83,21 @@ export class XmlScanner {
     return this.p;
   }
 
-  /** The current text token, decoded. */
+  /** The current text token, decoded (line ends normalized, references resolved). */
   get text(): string {
     const raw = this.s.slice(this.from, this.to);
-    return this.cdata ? raw : decodeXmlText(raw);
+    if (!this.cdata) return decodeXmlText(raw);
+    return raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
+  }
+
+  /** The current text token as written; undefined for CDATA, whose text is never decoded. */
+  get rawText(): string | undefined {
+    return this.cdata ? undefined : this.s.slice(this.from, this.to);
+  }
+
+  /** The current tag's name as written, prefix included. */
+  get qname(): string {
+    return this.s.slice(this.nameStart, this.nameEnd);
   }
 
   next(): Kind {
@@ -117,6 +139,8 @@ export class XmlScanner {
         let nameEnd = start + 2;
         while (nameEnd < end && !isSpace(s.charCodeAt(nameEnd))) nameEnd++;
         this.name = localName(s, start + 2, nameEnd);
+        this.nameStart = start + 2;
+        this.nameEnd = nameEnd;
         this.p = end + 1;
         if (this.depth > 0) this.depth--;
         return this.token(CLOSE);
@@ -150,6 +174,41 @@ export class XmlScanner {
       i = close + 1;
     }
     return undefined;
+  }
+
+  /**
+   * Every attribute of the current open tag, as written (`w:val`) and with its value normalized
+   * as XML requires (literal tabs and line ends become spaces, then references are resolved).
+   * False, after the attributes read so far, when the tag is malformed: a value without quotes
+   * or holding `<`, a name without a value, or `visit` refusing one (a duplicate).
+   */
+  attributes(visit: (name: string, value: string) => boolean): boolean {
+    const s = this.s;
+    let i = this.from;
+    const end = this.to;
+    for (;;) {
+      while (i < end && isSpace(s.charCodeAt(i))) i++;
+      if (i >= end) return true;
+      const nameStart = i;
+      while (i < end && s.charCodeAt(i) !== EQUALS && !isSpace(s.charCodeAt(i))) i++;
+      const nameEnd = i;
+      while (i < end && isSpace(s.charCodeAt(i))) i++;
+      if (i >= end || s.charCodeAt(i) !== EQUALS || nameEnd === nameStart) return false;
+      i++;
+      while (i < end && isSpace(s.charCodeAt(i))) i++;
+      const quote = s.charCodeAt(i);
+      if (quote !== QUOTE && quote !== APOSTROPHE) return false;
+      const close = s.indexOf(quote === QUOTE ? '"' : "'", i + 1);
+      if (close === -1 || close > end) return false;
+      const raw = s.slice(i + 1, close);
+      let value = raw;
+      if (ATTRIBUTE_SPECIAL.test(raw)) {
+        if (raw.includes('<') || !validReferences(raw)) return false;
+        value = decodeXmlText(raw.replace(/\r\n|[\t\n\r]/g, ' '));
+      }
+      if (!visit(s.slice(nameStart, nameEnd), value)) return false;
+      i = close + 1;
+    }
   }
 
   /** The text of the open element's content (all descendants), leaving the scanner past its end. */
@@ -195,6 +254,8 @@ export class XmlScanner {
     if (i >= s.length) return this.finish(true);
     this.empty = s.charCodeAt(i - 1) === SLASH;
     this.name = localName(s, nameStart, nameEnd);
+    this.nameStart = nameStart;
+    this.nameEnd = nameEnd;
     this.from = nameEnd;
     this.to = this.empty ? i - 1 : i;
     this.p = i + 1;
@@ -225,7 +286,7 @@ export class XmlScanner {
     if (/<!ENTITY/i.test(s.slice(start, end))) {
       throw new ConversionError(
         'UNPARSABLE_DOCUMENT',
-        `${this.part} declares XML entities, which are never expanded; the workbook was refused.`,
+        `${this.part} declares XML entities, which are never expanded; the document was refused.`,
       );
     }
     this.p = end + 1;
