@@ -1,15 +1,17 @@
 import { ConversionError } from '../converter.ts';
 
 /**
- * A pull tokenizer for parts read for a few facts or in bulk (relationships; spreadsheet sheets,
- * shared strings, styles, comments), where a tree would cost ten times the time and memory of
- * what it holds: a million-cell sheet is five million tags. It reads tags, text and CDATA, skips comments, processing instructions and
- * a DOCTYPE (refusing one that declares entities: never expanded), and never throws on damage:
- * a part that ends inside markup or with elements open ends the token stream with `truncated`
- * set, so that the rows before the damage are kept.
+ * A pull tokenizer for XML: what xml.ts builds its trees from, and what parts read for a few
+ * facts or in bulk (relationships; spreadsheet sheets, shared strings, styles, comments) are
+ * read with directly, where a tree would cost ten times the time and memory of what it holds:
+ * a million-cell sheet is five million tags. It reads tags, text and CDATA, skips comments,
+ * processing instructions and a DOCTYPE (refusing one that declares entities: never expanded),
+ * and never throws on damage: a part that ends inside markup or with elements open ends the
+ * token stream with `truncated` set, so that what precedes the damage is kept.
  *
- * Names are matched by local name (the prefix dropped): the parts read with it use one
- * namespace for the elements that matter, whatever prefix a writer chose.
+ * `name` is the local name (the prefix dropped), which the direct readers match: the parts
+ * they read use one namespace for the elements that matter, whatever prefix a writer chose.
+ * `qname` is the name as written, for the tree builder's namespace resolution.
  */
 
 export const END = 0;
