@@ -44,6 +44,15 @@ export function validReferences(raw: string): boolean {
   return !raw.includes('&') || !INVALID_REFERENCE.test(raw);
 }
 
+/** attributeAt's results past the last attribute and for a malformed one. */
+const NO_MORE = -1;
+const MALFORMED = -2;
+
+/** An attribute value as XML normalizes it: literal tabs and line ends as spaces, references resolved. */
+function attributeValue(raw: string): string {
+  return ATTRIBUTE_SPECIAL.test(raw) ? decodeXmlText(raw.replace(/\r\n|[\t\n\r]/g, ' ')) : raw;
+}
+
 /** Character references and the five predefined entities; anything else stays as written. */
 export function decodeXmlText(raw: string): string {
   let s = raw;
@@ -73,6 +82,11 @@ export class XmlScanner {
   private to = 0;
   private nameStart = 0;
   private nameEnd = 0;
+  /** The attribute attributeAt read last. */
+  private attrNameStart = 0;
+  private attrNameEnd = 0;
+  private attrValueStart = 0;
+  private attrValueEnd = 0;
   private cdata = false;
 
   constructor(text: string, part: string) {
@@ -152,28 +166,41 @@ export class XmlScanner {
   }
 
   /**
+   * Reads the attribute of the current open tag that starts at or after `i` into the fields
+   * below; returns where the next one may start, NO_MORE past the last one, MALFORMED for a
+   * name without a value or a value without quotes.
+   */
+  private attributeAt(i: number): number {
+    const s = this.s;
+    const end = this.to;
+    let p = i;
+    while (p < end && isSpace(s.charCodeAt(p))) p++;
+    if (p >= end) return NO_MORE;
+    this.attrNameStart = p;
+    while (p < end && s.charCodeAt(p) !== EQUALS && !isSpace(s.charCodeAt(p))) p++;
+    this.attrNameEnd = p;
+    while (p < end && isSpace(s.charCodeAt(p))) p++;
+    if (p >= end || s.charCodeAt(p) !== EQUALS || this.attrNameEnd === this.attrNameStart) return MALFORMED;
+    p++;
+    while (p < end && isSpace(s.charCodeAt(p))) p++;
+    const quote = s.charCodeAt(p);
+    if (quote !== QUOTE && quote !== APOSTROPHE) return MALFORMED;
+    const close = s.indexOf(quote === QUOTE ? '"' : "'", p + 1);
+    if (close === -1 || close > end) return MALFORMED;
+    this.attrValueStart = p + 1;
+    this.attrValueEnd = close;
+    return close + 1;
+  }
+
+  /**
    * The value of an attribute of the current open tag, by local name, decoded; undefined when
-   * absent.
+   * absent (or unreadable).
    */
   attr(local: string): string | undefined {
-    const s = this.s;
-    let i = this.from;
-    const end = this.to;
-    while (i < end) {
-      while (i < end && isSpace(s.charCodeAt(i))) i++;
-      const nameStart = i;
-      while (i < end && s.charCodeAt(i) !== EQUALS && !isSpace(s.charCodeAt(i))) i++;
-      const nameEnd = i;
-      while (i < end && isSpace(s.charCodeAt(i))) i++;
-      if (i >= end || s.charCodeAt(i) !== EQUALS) return undefined;
-      i++;
-      while (i < end && isSpace(s.charCodeAt(i))) i++;
-      const quote = s.charCodeAt(i);
-      if (quote !== QUOTE && quote !== APOSTROPHE) return undefined;
-      const close = s.indexOf(quote === QUOTE ? '"' : "'", i + 1);
-      if (close === -1 || close > end) return undefined;
-      if (localName(s, nameStart, nameEnd) === local) return decodeXmlText(s.slice(i + 1, close));
-      i = close + 1;
+    for (let i = this.attributeAt(this.from); i >= 0; i = this.attributeAt(i)) {
+      if (localName(this.s, this.attrNameStart, this.attrNameEnd) === local) {
+        return attributeValue(this.s.slice(this.attrValueStart, this.attrValueEnd));
+      }
     }
     return undefined;
   }
@@ -182,35 +209,16 @@ export class XmlScanner {
    * Every attribute of the current open tag, as written (`w:val`) and with its value normalized
    * as XML requires (literal tabs and line ends become spaces, then references are resolved).
    * False, after the attributes read so far, when the tag is malformed: a value without quotes
-   * or holding `<`, a name without a value, or `visit` refusing one (a duplicate).
+   * or holding `<` or a stray `&`, a name without a value, or `visit` refusing one (a duplicate).
    */
   attributes(visit: (name: string, value: string) => boolean): boolean {
-    const s = this.s;
-    let i = this.from;
-    const end = this.to;
-    for (;;) {
-      while (i < end && isSpace(s.charCodeAt(i))) i++;
-      if (i >= end) return true;
-      const nameStart = i;
-      while (i < end && s.charCodeAt(i) !== EQUALS && !isSpace(s.charCodeAt(i))) i++;
-      const nameEnd = i;
-      while (i < end && isSpace(s.charCodeAt(i))) i++;
-      if (i >= end || s.charCodeAt(i) !== EQUALS || nameEnd === nameStart) return false;
-      i++;
-      while (i < end && isSpace(s.charCodeAt(i))) i++;
-      const quote = s.charCodeAt(i);
-      if (quote !== QUOTE && quote !== APOSTROPHE) return false;
-      const close = s.indexOf(quote === QUOTE ? '"' : "'", i + 1);
-      if (close === -1 || close > end) return false;
-      const raw = s.slice(i + 1, close);
-      let value = raw;
-      if (ATTRIBUTE_SPECIAL.test(raw)) {
-        if (raw.includes('<') || !validReferences(raw)) return false;
-        value = decodeXmlText(raw.replace(/\r\n|[\t\n\r]/g, ' '));
-      }
-      if (!visit(s.slice(nameStart, nameEnd), value)) return false;
-      i = close + 1;
+    let i = this.attributeAt(this.from);
+    for (; i >= 0; i = this.attributeAt(i)) {
+      const raw = this.s.slice(this.attrValueStart, this.attrValueEnd);
+      if (ATTRIBUTE_SPECIAL.test(raw) && (raw.includes('<') || !validReferences(raw))) return false;
+      if (!visit(this.s.slice(this.attrNameStart, this.attrNameEnd), attributeValue(raw))) return false;
     }
+    return i === NO_MORE;
   }
 
   /** The text of the open element's content (all descendants), leaving the scanner past its end. */
