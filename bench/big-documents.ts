@@ -136,6 +136,101 @@ function rtfDocument(mib: number, word: () => string): Uint8Array {
   return Buffer.from(parts.join(''), 'latin1');
 }
 
+const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+
+/** A column name from its 0-based index: 0 → A, 26 → AA. */
+function columnName(c: number): string {
+  let name = '';
+  for (let n = c + 1; n > 0; n = Math.floor((n - 1) / 26))
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
+}
+
+/**
+ * A workbook of `rows` × `columns` cells as Excel writes one: a header row, then per row a
+ * shared-string name (a pool of 50,000 distinct strings), an integer, a date, a percentage,
+ * a currency amount and plain decimals, all through styles with number formats.
+ */
+function xlsxWorkbook(rows: number, columns: number, word: () => string): Uint8Array {
+  const pool = Array.from({ length: 50_000 }, () => `${word()} ${word()}`);
+  const styleOf = ['', '', ' s="1"', ' s="2"', ' s="3"'];
+  const sheet: string[] = [
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="${S}" xmlns:r="${R}">`,
+    `<dimension ref="A1:${columnName(columns - 1)}${rows}"/><sheetData>`,
+  ];
+  const header = Array.from(
+    { length: columns },
+    (_, c) => `<c r="${columnName(c)}1" t="inlineStr"><is><t>Column ${c + 1}</t></is></c>`,
+  );
+  sheet.push(`<row r="1">${header.join('')}</row>`);
+  for (let r = 2; r <= rows; r++) {
+    let row = `<row r="${r}">`;
+    for (let c = 0; c < columns; c++) {
+      const ref = `${columnName(c)}${r}`;
+      const kind = c % 5;
+      if (kind === 0) row += `<c r="${ref}" t="s"><v>${(r * 7 + c) % pool.length}</v></c>`;
+      else if (kind === 1) row += `<c r="${ref}"><v>${r * 3 + c}</v></c>`;
+      else if (kind === 2) row += `<c r="${ref}"${styleOf[2]}><v>${36526 + ((r + c) % 9000)}</v></c>`;
+      else if (kind === 3) row += `<c r="${ref}"${styleOf[3]}><v>${((r * c) % 1000) / 1000}</v></c>`;
+      else row += `<c r="${ref}"${styleOf[4]}><v>${(r * 12.345 + c).toFixed(2)}</v></c>`;
+    }
+    sheet.push(`${row}</row>`);
+  }
+  sheet.push('</sheetData></worksheet>');
+  const sst =
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><sst xmlns="${S}" count="${pool.length}" uniqueCount="${pool.length}">` +
+    pool.map((t) => `<si><t>${t}</t></si>`).join('') +
+    '</sst>';
+  const styles =
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><styleSheet xmlns="${S}">` +
+    '<numFmts count="1"><numFmt numFmtId="164" formatCode="&quot;$&quot;#,##0.00"/></numFmts>' +
+    '<fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts>' +
+    '<fills count="1"><fill><patternFill patternType="none"/></fill></fills>' +
+    '<borders count="1"><border/></borders>' +
+    '<cellXfs count="4"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/>' +
+    '<xf numFmtId="14" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/>' +
+    '<xf numFmtId="10" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/>' +
+    '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/></cellXfs></styleSheet>';
+  const rel = (id: string, type: string, target: string) =>
+    `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>`;
+  const override = (part: string, type: string) =>
+    `<Override PartName="${part}" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.${type}+xml"/>`;
+  return zip([
+    {
+      name: '[Content_Types].xml',
+      data:
+        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+        '<Default Extension="xml" ContentType="application/xml"/>' +
+        override('/xl/workbook.xml', 'sheet.main') +
+        override('/xl/worksheets/sheet1.xml', 'worksheet') +
+        override('/xl/sharedStrings.xml', 'sharedStrings') +
+        override('/xl/styles.xml', 'styles') +
+        '</Types>',
+    },
+    {
+      name: '_rels/.rels',
+      data: `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId1', 'officeDocument', 'xl/workbook.xml')}</Relationships>`,
+    },
+    {
+      name: 'xl/workbook.xml',
+      data: `<?xml version="1.0"?><workbook xmlns="${S}" xmlns:r="${R}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      data:
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        rel('rId1', 'worksheet', 'worksheets/sheet1.xml') +
+        rel('rId2', 'sharedStrings', 'sharedStrings.xml') +
+        rel('rId3', 'styles', 'styles.xml') +
+        '</Relationships>',
+    },
+    { name: 'xl/worksheets/sheet1.xml', data: sheet.join('') },
+    { name: 'xl/sharedStrings.xml', data: sst },
+    { name: 'xl/styles.xml', data: styles },
+  ]);
+}
+
 export const bigDocuments: readonly BigDocument[] = [
   {
     name: 'text-25mib.docx',
@@ -163,6 +258,12 @@ export const bigDocuments: readonly BigDocument[] = [
     format: 'rtf',
     what: 'RTF, 20 MiB: paragraphs with italics, escapes and Unicode, outline-level headings',
     build: () => rtfDocument(20, words(3)),
+  },
+  {
+    name: 'cells-1m.xlsx',
+    format: 'xlsx',
+    what: 'XLSX, 1,000,000 cells (100,000 rows × 10 columns): shared strings, numbers, dates, percentages, currency',
+    build: () => xlsxWorkbook(100_000, 10, words(4)),
   },
 ];
 
@@ -196,10 +297,16 @@ async function convertOnce(
   }
 }
 
-export async function runBigDocuments(dir: string, log: (line: string) => void): Promise<BigResult[]> {
+/** Converts the big documents (those of `formats` only, when given) with Quire and anydoc. */
+export async function runBigDocuments(
+  dir: string,
+  log: (line: string) => void,
+  formats?: ReadonlySet<string>,
+): Promise<BigResult[]> {
   fs.mkdirSync(dir, { recursive: true });
   const results: BigResult[] = [];
   for (const doc of bigDocuments) {
+    if (formats && !formats.has(doc.format)) continue;
     const file = path.join(dir, doc.name);
     const bytes = doc.build();
     fs.writeFileSync(file, bytes);

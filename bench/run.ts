@@ -19,6 +19,7 @@ import {
   type ScoreReport,
   score,
   type ToolRun,
+  warmupMs,
   warmupRuns,
 } from './quality.ts';
 import { runSessionsBench, sessionsSection } from './sessions.ts';
@@ -33,8 +34,8 @@ import { median, nowMs, ratio } from './stats.ts';
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
 // latency runs per side, default 20), QUIRE_BENCH_SESSIONS_HELD (sessions held at once, default 30).
 // While working on one part, QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS
-// (corpus formats) narrow the run; a narrowed run writes bench/out/RESULTS.partial.md and leaves
-// bench/RESULTS.md alone.
+// (corpus formats, and the big documents of those formats) narrow the run; a narrowed run writes
+// bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
 
 const benchDir = path.join(repoRoot, 'bench');
 const outRoot = path.join(benchDir, 'out');
@@ -176,7 +177,7 @@ function qualitySection(scored: Scored[], formats: string[], cases: Case[]): str
     '',
     ...scored.map(
       (s) =>
-        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ` after up to ${warmupRuns} untimed warm-up runs` : ''}.`,
+        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ` after untimed warm-up runs (at least ${warmupRuns} and ${warmupMs} ms, at most 5 s)` : ''}.`,
     ),
     '',
     '<details><summary>Per-metric scores</summary>',
@@ -345,7 +346,9 @@ async function main(): Promise<void> {
   let bigLines: string[] = [];
   if (runs('big')) {
     log('big documents: one conversion per tool in a fresh process');
-    bigLines = bigDocumentsSection(await runBigDocuments(path.join(outRoot, 'big'), log));
+    bigLines = bigDocumentsSection(
+      await runBigDocuments(path.join(outRoot, 'big'), log, onlyFormats && new Set<string>(onlyFormats)),
+    );
   }
 
   // HTTP load: the formats both servers read.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import CFB from 'cfb';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
-import { documentXml, docx, paragraph, zip } from './helpers/zip.ts';
+import { documentXml, docx, paragraph, worksheet, xlsx, zip } from './helpers/zip.ts';
 
 const MiB = 1024 * 1024;
 
@@ -31,33 +31,11 @@ describe('hostile office packages', () => {
     await expectStillServing();
   });
 
-  it('refuses a spreadsheet zip bomb before the spreadsheet library sees it', async () => {
-    const sheet = Buffer.concat([
-      Buffer.from(
-        '<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>',
-      ),
-      Buffer.alloc(600 * MiB, 0x20),
-      Buffer.from('</sheetData></worksheet>'),
-    ]);
-    const file = zip([
-      {
-        name: '[Content_Types].xml',
-        data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>',
-      },
-      {
-        name: '_rels/.rels',
-        data: '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
-      },
-      {
-        name: 'xl/workbook.xml',
-        data: '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>',
-      },
-      {
-        name: 'xl/_rels/workbook.xml.rels',
-        data: '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
-      },
-      { name: 'xl/worksheets/sheet1.xml', data: sheet },
-    ]);
+  it('refuses a spreadsheet zip bomb before any sheet is read', async () => {
+    // A sheet whose rows are 600 MiB of spaces, deflated to ~600 KB.
+    const [head, tail] = worksheet('\0').split('\0') as [string, string];
+    const sheet = Buffer.concat([Buffer.from(head), Buffer.alloc(600 * MiB, 0x20), Buffer.from(tail)]);
+    const file = xlsx([{ name: 'S', xml: sheet }]);
     const { status, body } = await parse(server(), { file: { bytes: file, filename: 'bomb.xlsx' } });
     assert.equal(status, 400, JSON.stringify(body).slice(0, 300));
     assert.equal(body.code, 'RESOURCE_LIMIT');
@@ -127,7 +105,14 @@ describe('hostile office packages', () => {
     CFB.utils.cfb_add(ole, 'EncryptionInfo', Buffer.alloc(256, 1));
     CFB.utils.cfb_add(ole, 'EncryptedPackage', Buffer.alloc(4096, 2));
     const bytes = CFB.write(ole, { type: 'buffer' }) as Buffer;
-    for (const filename of ['secret.docx', 'secret.xlsx', 'secret.doc']) {
+    for (const filename of [
+      'secret.docx',
+      'secret.xlsx',
+      'secret.pptx',
+      'secret.doc',
+      'secret.xls',
+      'secret.ppt',
+    ]) {
       const { status, body } = await parse(server(), { file: { bytes, filename } });
       assert.equal(status, 400, filename);
       assert.equal(body.code, 'ENCRYPTED_DOCUMENT', filename);

@@ -1,13 +1,74 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import CFB from 'cfb';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
+import { zip } from './helpers/zip.ts';
+
+/** The corpus deck with one of its streams replaced by `edit`'s result. */
+function editedPpt(stream: string, edit: (bytes: Buffer) => void): Uint8Array {
+  const ole = CFB.read(Buffer.from(corpusFile('ppt/poi-basic_test_ppt_file.ppt').bytes), { type: 'buffer' });
+  const bytes = Buffer.from(CFB.find(ole, stream)!.content as Uint8Array);
+  edit(bytes);
+  CFB.utils.cfb_del(ole, stream);
+  CFB.utils.cfb_add(ole, `/${stream}`, bytes);
+  return CFB.write(ole, { type: 'buffer' }) as Uint8Array;
+}
+
+const P = 'http://schemas.openxmlformats.org/presentationml/2006/main';
+const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+
+/** A one-slide PPTX: a title and a picture linked (not embedded) from `pictureUrl`. */
+function linkedPictureDeck(pictureUrl: string): Buffer {
+  const rel = (id: string, type: string, target: string, external = false) =>
+    `<Relationship Id="${id}" Type="${R}/${type}" Target="${target}"${external ? ' TargetMode="External"' : ''}/>`;
+  return zip([
+    {
+      name: '[Content_Types].xml',
+      data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/></Types>',
+    },
+    {
+      name: '_rels/.rels',
+      data: `<Relationships xmlns="${RELS}">${rel('rId1', 'officeDocument', 'ppt/presentation.xml')}</Relationships>`,
+    },
+    {
+      name: 'ppt/presentation.xml',
+      data: `<p:presentation xmlns:p="${P}" xmlns:r="${R}"><p:sldIdLst><p:sldId id="256" r:id="rId2"/></p:sldIdLst></p:presentation>`,
+    },
+    {
+      name: 'ppt/_rels/presentation.xml.rels',
+      data: `<Relationships xmlns="${RELS}">${rel('rId2', 'slide', 'slides/slide1.xml')}</Relationships>`,
+    },
+    {
+      name: 'ppt/slides/slide1.xml',
+      data:
+        `<p:sld xmlns:p="${P}" xmlns:a="${A}" xmlns:r="${R}"><p:cSld><p:spTree>` +
+        '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title"/><p:cNvSpPr/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:spPr/>' +
+        '<p:txBody><a:bodyPr/><a:p><a:r><a:t>Linked picture</a:t></a:r></a:p></p:txBody></p:sp>' +
+        '<p:pic><p:nvPicPr><p:cNvPr id="3" name="Picture" descr="A chart from the network"/><p:cNvPicPr/><p:nvPr/></p:nvPicPr>' +
+        '<p:blipFill><a:blip r:link="rIdPicture"/></p:blipFill><p:spPr/></p:pic>' +
+        '</p:spTree></p:cSld></p:sld>',
+    },
+    {
+      name: 'ppt/slides/_rels/slide1.xml.rels',
+      data: `<Relationships xmlns="${RELS}">${rel('rIdPicture', 'image', pictureUrl, true)}</Relationships>`,
+    },
+  ]);
+}
 
 /** Real slide decks from the shared corpus, through HTTP, asserting on what they say. */
 describe('presentations', () => {
   const server = useServer({ QUIRE_WORKERS: '2' });
 
-  async function dataOf(file: string, options: Record<string, unknown> = {}) {
-    const { status, body } = await parse(server(), { file: corpusFile(file), options });
+  async function dataOf(
+    file: string | { bytes: Uint8Array; filename: string },
+    options: Record<string, unknown> = {},
+  ) {
+    const upload = typeof file === 'string' ? corpusFile(file) : file;
+    const { status, body } = await parse(server(), { file: upload, options });
     assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
     return body.data;
   }
@@ -70,6 +131,45 @@ describe('presentations', () => {
       assert.match(md, new RegExp(box));
     assert.match(md, /\[tika link\]\(http:\/\/tika\.apache\.org\/\)/);
     assert.doesNotMatch(md, /Click to edit/);
+  });
+
+  it('PPT: a password-protected deck is refused with ENCRYPTED_DOCUMENT', async () => {
+    // The Current User stream's header token says the document stream is encrypted.
+    const bytes = editedPpt('Current User', (stream) => stream.writeUInt32LE(0xf3d1c4df, 12));
+    const { status, body } = await parse(server(), { file: { bytes, filename: 'locked.ppt' } });
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.code, 'ENCRYPTED_DOCUMENT');
+    assert.match(body.error, /password-protected/);
+  });
+
+  it('PPT: a record claiming more bytes than the stream holds costs a warning, not the deck', async () => {
+    // The newest copy of slide 2's container (a fast-saved deck keeps older ones) at 9982.
+    const bytes = editedPpt('PowerPoint Document', (stream) => {
+      assert.equal(stream.readUInt16LE(9982 + 2), 0x03ee);
+      stream.writeUInt32LE(0x7fffffff, 9982 + 4);
+    });
+    const data = await dataOf({ bytes, filename: 'damaged.ppt' });
+    assert.match(data.markdown, /^## This is a test title$/m);
+    assert.match(data.markdown, /^## This is the title on page 2$/m);
+    assert.match(data.warning, /truncated or damaged; the readable part was converted/);
+  });
+
+  it('PPTX: a linked picture stays a link and is never fetched', async () => {
+    let requests = 0;
+    const listener = http.createServer((_req, res) => {
+      requests++;
+      res.end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/chart.png`;
+      const data = await dataOf({ bytes: linkedPictureDeck(url), filename: 'linked.pptx' });
+      assert.match(data.markdown, /^## Linked picture$/m);
+      assert.ok(data.markdown.includes(`![A chart from the network](${url})`), data.markdown);
+      assert.equal(requests, 0);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 
   it('PPTM: the deck converts, its macros are neither run nor shown', async () => {

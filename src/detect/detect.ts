@@ -64,6 +64,9 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
       return decide(sameFamily ? claimed.id : sniffed.format);
     }
     case 'container':
+      // A named OLE format (DOC, XLS, PPT) goes to its converter, whose container reader
+      // refuses an encrypted package as this would; the whole-file scan below is for the rest.
+      if (sniffed.container === 'ole' && claimed?.container === 'ole') return decide(claimed.id);
       if (sniffed.container === 'ole' && holdsEncryptedPackage(upload.bytes)) {
         throw new ApiError(
           400,

@@ -18,12 +18,8 @@ function startsWith(bytes: Uint8Array, magic: readonly number[], at = 0): boolea
 }
 
 function indexOfAscii(bytes: Uint8Array, needle: string, within: number): number {
-  const end = Math.min(bytes.length - needle.length, within);
-  outer: for (let i = 0; i <= end; i++) {
-    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
-    return i;
-  }
-  return -1;
+  const window = bytes.subarray(0, Math.min(bytes.length, within + needle.length));
+  return Buffer.from(window.buffer, window.byteOffset, window.byteLength).indexOf(needle, 0, 'latin1');
 }
 
 function sniffZip(bytes: Uint8Array): Sniffed {

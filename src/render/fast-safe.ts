@@ -9,23 +9,25 @@ import type { SafeConfig, State } from 'mdast-util-to-markdown';
  * - Text (innermost construct `phrasing` or `label`): none of the characters escaped anywhere
  *   in text; and, since the patterns that look around a character only see `before` and
  *   `after`, none of the line-start cases (a letter first after a line ending), no space
- *   next to a line ending, no `(` after `]`.
+ *   next to a line ending, no `(` after `]`; `!` only where no `[` follows (an image would
+ *   start), so only at the end of the value, against `after`.
  * - Link destination (`destinationRaw`): no whitespace, parentheses, brackets, angle
  *   brackets, backslashes, ampersands or pipes.
  * - Link title (`titleQuote`): no quotes, brackets, backslashes, ampersands, pipes, `#` or
  *   controls.
  */
-const TEXT_CHARS = /^[^\\*_[\]`<>&!|~#\p{Cc}]+$/u;
-const PLAIN_URL = /^[^\s()<>[\]\\&|\p{Cc}]*$/u;
+const TEXT_CHARS = /^[^\\*_[\]`<>&|~#\p{Cc}]+$/u;
+export const PLAIN_URL = /^[^\s()<>[\]\\&|\p{Cc}]*$/u;
 const PLAIN_TITLE = /^[^"[\]\\&|#\p{Cc}]*$/u;
 
-function plainText(value: string, config: SafeConfig): boolean {
+export function plainText(value: string, config: SafeConfig): boolean {
   if (!TEXT_CHARS.test(value)) return false;
   const before = config.before ?? '';
   const after = config.after ?? '';
   if (/[\r\n][\t ]*\d*$/.test(before) && !/^\p{L}/u.test(value)) return false;
   if (/\s$/.test(value) && /^[\r\n]/.test(after)) return false;
   if (value.charCodeAt(0) === 0x28 /* ( */ && before.endsWith(']')) return false;
+  if (value.charCodeAt(value.length - 1) === 0x21 /* ! */ && after.startsWith('[')) return false;
   return true;
 }
 

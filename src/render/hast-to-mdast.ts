@@ -257,7 +257,8 @@ const img: Handler = (c, el, _inner, out) => {
   if (!src) return;
   const image: Image = {
     type: 'image',
-    url: c.resolve(String(el.properties.src)),
+    // An inline image about to lose its bytes is not worth parsing as a URL (megabytes of base64).
+    url: c.options.removeBase64Images && /^data:/i.test(src) ? '' : c.resolve(String(el.properties.src)),
     title: collapse(el.properties.title) || null,
     alt: collapse(el.properties.alt),
   };

@@ -1,9 +1,10 @@
 import type { Root } from 'hast';
-import type { Image, Root as MdastRoot, Text } from 'mdast';
+import type { Image, Root as MdastRoot, RootContent, Text } from 'mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
 import type { Handle, Info, Options, State, Unsafe } from 'mdast-util-to-markdown';
 import { defaultHandlers, toMarkdown } from 'mdast-util-to-markdown';
 import { dataTableToMarkdown } from './data-table.ts';
+import { fastBlock, holdsPhrasing } from './fast-markdown.ts';
 import { installFastSafe } from './fast-safe.ts';
 import { hastToMdast } from './hast-to-mdast.ts';
 import { tidyMdast } from './mdast-tidy.ts';
@@ -143,9 +144,32 @@ function tidy(markdown: string): string {
   return out.join('\n').replace(/^\n+|\n+$/g, '');
 }
 
+/**
+ * The serializer's Markdown for the tree, with the blocks fast-markdown.ts can write taken
+ * out of its hands: runs of the other blocks go through it together, and every piece is
+ * joined by the blank line it would have put between them.
+ */
 function mdastToMarkdown(tree: MdastRoot): string {
   tidyMdast(tree);
-  return tidy(toMarkdown(tree, toMarkdownOptions));
+  if (holdsPhrasing(tree)) return tidy(toMarkdown(tree, toMarkdownOptions));
+  const parts: string[] = [];
+  let rest: RootContent[] = [];
+  const flush = (): void => {
+    if (rest.length === 0) return;
+    parts.push(toMarkdown({ type: 'root', children: rest }, toMarkdownOptions));
+    rest = [];
+  };
+  const children = tree.children;
+  for (let i = 0; i < children.length; i++) {
+    const fast = fastBlock(children[i]!, children[i - 1], children[i + 1]);
+    if (fast === undefined) rest.push(children[i]!);
+    else {
+      flush();
+      parts.push(fast);
+    }
+  }
+  flush();
+  return tidy(parts.join('\n\n'));
 }
 
 /** The tree as GitHub-flavoured Markdown; `dataTable` nodes stream through their own renderer. */

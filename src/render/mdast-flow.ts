@@ -6,7 +6,8 @@ import type { Nodes, Parent, PhrasingContent, Root, RootContent } from 'mdast';
  * and trimmed. They follow the library's rules, so the Markdown stays what it was made with.
  */
 
-const PHRASING = new Set([
+/** mdast's phrasing node types (mdast-util-phrasing's list, which the serializer's root handler uses too). */
+export const PHRASING: ReadonlySet<string> = new Set([
   'break',
   'delete',
   'emphasis',

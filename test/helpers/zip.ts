@@ -83,3 +83,79 @@ export function documentXml(body: string, prolog = ''): string {
 export function paragraph(text: string): string {
   return `<w:p><w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
 }
+
+const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+const REL_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** A worksheet part around the given `sheetData` rows, with optional XML after them. */
+export function worksheet(rows: string, after = '', prolog = ''): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${prolog}<worksheet xmlns="${S}" xmlns:r="${R}"><sheetData>${rows}</sheetData>${after}</worksheet>`;
+}
+
+export interface XlsxSheet {
+  name: string;
+  /** The worksheet part (see `worksheet`). */
+  xml: string | Uint8Array;
+  /** The sheet's own relationships (`<Relationship .../>` elements), e.g. for hyperlinks. */
+  rels?: string;
+}
+
+/**
+ * A minimal XLSX: the package and workbook relationships, the workbook listing `sheets` in
+ * order, each sheet part, shared strings when given, and any further parts.
+ */
+export function xlsx(
+  sheets: readonly XlsxSheet[],
+  opts: { sharedStrings?: string[]; extra?: ZipEntry[] } = {},
+): Buffer {
+  const rel = (id: string, type: string, target: string) =>
+    `<Relationship Id="${id}" Type="${REL_TYPE}/${type}" Target="${target}"/>`;
+  const entries: ZipEntry[] = [
+    {
+      name: '[Content_Types].xml',
+      data:
+        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>',
+    },
+    {
+      name: '_rels/.rels',
+      data: `<?xml version="1.0"?><Relationships xmlns="${RELS}">${rel('rId1', 'officeDocument', 'xl/workbook.xml')}</Relationships>`,
+    },
+    {
+      name: 'xl/workbook.xml',
+      data:
+        `<?xml version="1.0"?><workbook xmlns="${S}" xmlns:r="${R}"><sheets>` +
+        sheets.map((s, i) => `<sheet name="${s.name}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
+        '</sheets></workbook>',
+    },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      data:
+        `<?xml version="1.0"?><Relationships xmlns="${RELS}">` +
+        sheets.map((_, i) => rel(`rId${i + 1}`, 'worksheet', `worksheets/sheet${i + 1}.xml`)).join('') +
+        (opts.sharedStrings ? rel('rIdStrings', 'sharedStrings', 'sharedStrings.xml') : '') +
+        '</Relationships>',
+    },
+    ...sheets.map((s, i) => ({ name: `xl/worksheets/sheet${i + 1}.xml`, data: s.xml })),
+    ...sheets.flatMap((s, i) =>
+      s.rels
+        ? [
+            {
+              name: `xl/worksheets/_rels/sheet${i + 1}.xml.rels`,
+              data: `<?xml version="1.0"?><Relationships xmlns="${RELS}">${s.rels}</Relationships>`,
+            },
+          ]
+        : [],
+    ),
+  ];
+  if (opts.sharedStrings) {
+    entries.push({
+      name: 'xl/sharedStrings.xml',
+      data: `<?xml version="1.0"?><sst xmlns="${S}">${opts.sharedStrings.map((t) => `<si><t>${t}</t></si>`).join('')}</sst>`,
+    });
+  }
+  return zip([...entries, ...(opts.extra ?? [])]);
+}

@@ -32,30 +32,40 @@ const FILETIME_EPOCH_MS = 11_644_473_600_000;
 
 type Decode = (bytes: Uint8Array) => string;
 
+const CODE_PAGE_LABELS: Record<number, string> = {
+  65001: 'utf-8',
+  [CP_UTF16]: 'utf-16le',
+  874: 'windows-874',
+  932: 'shift_jis',
+  936: 'gbk',
+  949: 'euc-kr',
+  950: 'big5',
+  866: 'ibm866',
+  10000: 'macintosh',
+  20866: 'koi8-r',
+  28591: 'iso-8859-1',
+};
+
+/** Decoders by code page, made once: a TextDecoder costs more to make than a summary to read. */
+const decoders = new Map<number, Decode>();
+
 /** A decoder for a Windows code page; ANSI Latin (1252) when unknown. */
 function decoderFor(codePage: number): Decode {
-  const labels: Record<number, string> = {
-    65001: 'utf-8',
-    [CP_UTF16]: 'utf-16le',
-    874: 'windows-874',
-    932: 'shift_jis',
-    936: 'gbk',
-    949: 'euc-kr',
-    950: 'big5',
-    866: 'ibm866',
-    10000: 'macintosh',
-    20866: 'koi8-r',
-    28591: 'iso-8859-1',
-  };
+  let decode = decoders.get(codePage);
+  if (decode) return decode;
   const label =
-    labels[codePage] ?? (codePage >= 1250 && codePage <= 1258 ? `windows-${codePage}` : 'windows-1252');
+    CODE_PAGE_LABELS[codePage] ??
+    (codePage >= 1250 && codePage <= 1258 ? `windows-${codePage}` : 'windows-1252');
   let decoder: { decode: Decode };
   try {
     decoder = new TextDecoder(label);
   } catch {
     decoder = new TextDecoder('windows-1252');
   }
-  return (bytes) => decoder.decode(bytes);
+  decode = (bytes) => decoder.decode(bytes);
+  // Code pages come from the file: only the labelled ones are worth keeping.
+  if (decoders.size < 64) decoders.set(codePage, decode);
+  return decode;
 }
 
 function guid(r: ByteReader, o: number): string {

@@ -1,6 +1,7 @@
 import type { DocumentMetadata } from '../../document/model.ts';
 import { ConversionError } from '../converter.ts';
-import { child, isElement, parseXml, textOf, type XmlBudget, type XmlElement } from './xml.ts';
+import type { XmlBudget } from './xml.ts';
+import { END, OPEN, scanXml } from './xml-scanner.ts';
 import type { ZipPackage } from './zip.ts';
 
 /** Open Packaging Conventions (ECMA-376 part 2), shared by DOCX, XLSX and PPTX. */
@@ -47,15 +48,18 @@ export function readRelationships(
   const bytes = zip.bytes(relsPath);
   const rels = new Map<string, Relationship>();
   if (!bytes) return rels;
-  const { root } = parseXml(bytes, budget, { part: relsPath, lenient: true });
-  for (const rel of root.children) {
-    if (!isElement(rel) || !rel.name.endsWith('Relationship')) continue;
-    const id = rel.attrs.Id ?? '';
-    const target = rel.attrs.Target ?? '';
-    const external = rel.attrs.TargetMode === 'External';
+  // Scanned rather than parsed into a tree: a package has a .rels part per part, and writers
+  // that leave a raw `&` in a target URL must not lose the relationships after it.
+  const x = scanXml(bytes, relsPath);
+  for (let kind = x.next(); kind !== END; kind = x.next()) {
+    if (kind !== OPEN || x.name !== 'Relationship') continue;
+    budget.take(1);
+    const id = x.attr('Id') ?? '';
+    const target = x.attr('Target') ?? '';
+    const external = x.attr('TargetMode') === 'External';
     rels.set(id, {
       id,
-      type: (rel.attrs.Type ?? '').split('/').pop() ?? '',
+      type: (x.attr('Type') ?? '').split('/').pop() ?? '',
       target: external ? target : resolvePartPath(part, target),
       external,
     });
@@ -86,24 +90,28 @@ export function readCoreProperties(zip: ZipPackage, budget: XmlBudget): Document
   const bytes = zip.bytes('docProps/core.xml');
   const metadata: DocumentMetadata = {};
   if (!bytes) return metadata;
-  const { root } = parseXml(bytes, budget, { part: 'docProps/core.xml', lenient: true });
-  const field = (name: string): string | undefined => {
-    const el: XmlElement | undefined = child(root, name);
-    const value = el ? textOf(el).trim() : '';
-    return value || undefined;
-  };
+  // The root's children by local name (dc:title, cp:keywords, dcterms:created, ...), first wins.
+  const fields = new Map<string, string>();
+  const x = scanXml(bytes, 'docProps/core.xml');
+  for (let kind = x.next(); kind !== END; kind = x.next()) {
+    if (kind !== OPEN || x.depth !== 2) continue;
+    budget.take(1);
+    const name = x.name;
+    const value = x.elementText().trim();
+    if (value && !fields.has(name)) fields.set(name, value);
+  }
   const put = (key: string, value: string | undefined): void => {
     if (value !== undefined) metadata[key] = value;
   };
-  put('title', field('dc:title'));
-  put('author', field('dc:creator'));
-  put('subject', field('dc:subject'));
-  put('description', field('dc:description'));
-  put('keywords', field('cp:keywords'));
-  put('language', field('dc:language'));
-  put('lastModifiedBy', field('cp:lastModifiedBy'));
-  const created = field('dcterms:created');
-  const modified = field('dcterms:modified');
+  put('title', fields.get('title'));
+  put('author', fields.get('creator'));
+  put('subject', fields.get('subject'));
+  put('description', fields.get('description'));
+  put('keywords', fields.get('keywords'));
+  put('language', fields.get('language'));
+  put('lastModifiedBy', fields.get('lastModifiedBy'));
+  const created = fields.get('created');
+  const modified = fields.get('modified');
   put('created', created && isoDate(created));
   put('modified', modified && isoDate(modified));
   return metadata;

@@ -2,6 +2,7 @@ import { TextDecoder } from 'node:util';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
+import { CLOSE, decodeXmlText, END, OPEN, scanXml, validReferences, XmlScanner } from './xml-scanner.ts';
 
 /**
  * A small, plain XML tree for the office-format walkers. Element and attribute names are
@@ -111,18 +112,20 @@ class Scope {
    * by their declarations: PowerPoint repeats the same `xmlns:a16` on every shape, and one
    * scope (with its name caches) then serves them all.
    */
-  enter(attributes: Record<string, string>): Scope {
+  enter(names: readonly string[], values: readonly string[], count: number): Scope {
     let declarations = '';
-    for (const key in attributes) {
-      if (key === 'xmlns' || key.startsWith('xmlns:')) declarations += `${key}=${attributes[key]}\n`;
+    for (let i = 0; i < count; i++) {
+      const key = names[i]!;
+      if (key === 'xmlns' || key.startsWith('xmlns:')) declarations += `${key}=${values[i]}\n`;
     }
     if (declarations === '') return this;
     let child = this.children.get(declarations);
     if (child === undefined) {
       const uris = new Map(this.uris);
-      for (const key in attributes) {
+      for (let i = 0; i < count; i++) {
+        const key = names[i]!;
         if (key === 'xmlns' || key.startsWith('xmlns:'))
-          uris.set(key === 'xmlns' ? '' : key.slice(6), attributes[key]!);
+          uris.set(key === 'xmlns' ? '' : key.slice(6), values[i]!);
       }
       child = new Scope(uris);
       this.children.set(declarations, child);
@@ -192,6 +195,193 @@ function* chunksOf(source: string | Uint8Array): Generator<string> {
 }
 
 /**
+ * The tree being built from one part's events, with canonical names, merged texts, the depth
+ * limit and the node budget; both tokenizers below feed it.
+ */
+class TreeBuilder {
+  readonly root: XmlElement = { name: '#document', attrs: {}, children: [] };
+  private readonly scopes: Scope[] = [new Scope(new Map())];
+  // Open elements, and the children collected so far for all of them in one array: each
+  // element gets an exactly sized array when it closes (a growing array would keep up to
+  // 17 slots per element, most of a big tree's memory).
+  private readonly open: XmlElement[] = [this.root];
+  private readonly starts: number[] = [0];
+  readonly collected: XmlNode[] = [];
+  private pending = 0;
+  private readonly budget: XmlBudget;
+  private readonly part: string;
+
+  constructor(budget: XmlBudget, part: string) {
+    this.budget = budget;
+    this.part = part;
+  }
+
+  /** Elements open, the document node included. */
+  get depth(): number {
+    return this.open.length;
+  }
+
+  private count(): void {
+    if (++this.pending === 4096) {
+      this.budget.take(this.pending);
+      this.pending = 0;
+    }
+  }
+
+  /** An element with its attributes as written: `count` names and values. */
+  openElement(name: string, names: readonly string[], values: readonly string[], count: number): void {
+    if (this.open.length > limits.xmlDepth) {
+      throw new ConversionError(
+        'RESOURCE_LIMIT',
+        `${this.part} nests elements deeper than ${limits.xmlDepth} levels.`,
+      );
+    }
+    const scope = this.scopes[this.scopes.length - 1]!.enter(names, values, count);
+    this.scopes.push(scope);
+    let attrs = NO_ATTRIBUTES;
+    for (let i = 0; i < count; i++) {
+      const key = names[i]!;
+      if (key === 'xmlns' || key.startsWith('xmlns:')) continue;
+      if (attrs === NO_ATTRIBUTES) attrs = {};
+      attrs[scope.attribute(key)] = values[i]!;
+    }
+    const el: XmlElement = { name: scope.element(name), attrs, children: NO_CHILDREN };
+    this.collected.push(el);
+    this.open.push(el);
+    this.starts.push(this.collected.length);
+    this.count();
+  }
+
+  closeElement(): void {
+    this.scopes.pop();
+    const el = this.open.pop()!;
+    const start = this.starts.pop()!;
+    if (this.collected.length > start) {
+      el.children = this.collected.slice(start);
+      this.collected.length = start;
+    }
+  }
+
+  text(value: string): void {
+    if (this.open.length === 1) return;
+    const collected = this.collected;
+    const last =
+      collected.length > this.starts[this.starts.length - 1]! ? collected[collected.length - 1] : undefined;
+    if (typeof last === 'string') collected[collected.length - 1] = last + value;
+    else {
+      collected.push(value);
+      this.count();
+    }
+  }
+
+  /** The document: malformed XML (`why`) throws unless `lenient` and something was read. */
+  finish(why: string | undefined, lenient: boolean | undefined): XmlDocument {
+    let damage: string | undefined;
+    if (why !== undefined) {
+      if (!lenient || this.collected.length === 0) {
+        throw new ConversionError('UNPARSABLE_DOCUMENT', `${this.part} is not well-formed XML (${why}).`);
+      }
+      damage = `${this.part} is damaged (${why}); the content before the damage was kept.`;
+    }
+    while (this.open.length > 0) this.closeElement();
+    this.budget.take(this.pending);
+    const top = this.root.children.find((c): c is XmlElement => typeof c !== 'string');
+    if (!top) throw new ConversionError('UNPARSABLE_DOCUMENT', `${this.part} has no root element.`);
+    return damage === undefined ? { root: top } : { root: top, damage };
+  }
+}
+
+function refuseEntities(part: string): ConversionError {
+  return new ConversionError(
+    'UNPARSABLE_DOCUMENT',
+    `${part} declares XML entities, which are never expanded; the document was refused.`,
+  );
+}
+
+/**
+ * Parts up to this size are decoded whole and read with the pull scanner, several times
+ * faster than saxes; larger ones are fed to saxes a slice at a time (see FEED_BYTES).
+ */
+const SCAN_BYTES = 32 * 1024 * 1024;
+
+/** The scanner's tokens into the tree, stopping at the first thing saxes would call malformed. */
+function buildScanned(source: string | Uint8Array, tree: TreeBuilder, part: string): string | undefined {
+  const x = typeof source === 'string' ? new XmlScanner(source, part) : scanXml(source, part);
+  const open: string[] = [];
+  // One element's attributes at a time, in arrays reused for every element.
+  const names: string[] = [];
+  const values: string[] = [];
+  let rootSeen = false;
+  for (let kind = x.next(); kind !== END; kind = x.next()) {
+    if (kind === OPEN) {
+      if (tree.depth === 1 && rootSeen) return 'documents may contain only one root';
+      rootSeen = true;
+      let count = 0;
+      const wellFormed = x.attributes((name, value) => {
+        // A name given twice: saxes calls that malformed, and so does this.
+        for (let i = 0; i < count; i++) if (names[i] === name) return false;
+        names[count] = name;
+        values[count++] = value;
+        return true;
+      });
+      if (!wellFormed) return 'malformed attribute';
+      tree.openElement(x.qname, names, values, count);
+      if (x.empty) tree.closeElement();
+      else open.push(x.qname);
+    } else if (kind === CLOSE) {
+      if (open.length === 0 || open[open.length - 1] !== x.qname) return 'unexpected close tag';
+      open.pop();
+      tree.closeElement();
+    } else {
+      const raw = x.rawText;
+      if (raw === undefined) {
+        if (tree.depth === 1) return 'text data outside of root node';
+        tree.text(x.text);
+        continue;
+      }
+      if (!validReferences(raw)) return 'undefined entity';
+      if (tree.depth === 1) {
+        if (/\S/.test(raw)) return 'text data outside of root node';
+        continue;
+      }
+      tree.text(decodeXmlText(raw));
+    }
+  }
+  if (x.truncated) return open.length > 0 ? `unclosed tag: ${open[open.length - 1]}` : 'unexpected end';
+  if (open.length > 0) return `unclosed tag: ${open[open.length - 1]}`;
+  return undefined;
+}
+
+/** The same with saxes, a slice at a time, for parts too big to decode whole. */
+function buildStreamed(source: string | Uint8Array, tree: TreeBuilder, part: string): string | undefined {
+  const parser = new SaxesParser({ position: false, xmlns: false });
+  parser.on('doctype', (doctype) => {
+    if (/<!ENTITY/i.test(doctype)) throw refuseEntities(part);
+  });
+  parser.on('opentag', (tag: SaxesTagPlain) => {
+    const attributes = tag.attributes as Record<string, string>;
+    const names = Object.keys(attributes);
+    tree.openElement(
+      tag.name,
+      names,
+      names.map((n) => attributes[n]!),
+      names.length,
+    );
+  });
+  parser.on('closetag', () => tree.closeElement());
+  parser.on('text', (value) => tree.text(value));
+  parser.on('cdata', (value) => tree.text(value));
+  try {
+    for (const chunk of chunksOf(source)) parser.write(chunk);
+    parser.close();
+  } catch (err) {
+    if (err instanceof ConversionError) throw err;
+    return err instanceof Error ? err.message.replace(/^undefined:/, '').trim() : String(err);
+  }
+  return undefined;
+}
+
+/**
  * Parses one XML part into a tree. Entity declarations are refused outright (office formats
  * never use them; they are how entity-expansion and external-entity attacks start), elements
  * nested past the depth limit are refused, and every node counts against `budget`.
@@ -204,92 +394,12 @@ export function parseXml(
   budget: XmlBudget,
   opts: { part: string; lenient?: boolean },
 ): XmlDocument {
-  const parser = new SaxesParser({ position: false, xmlns: false });
-  const root: XmlElement = { name: '#document', attrs: {}, children: [] };
-  const scopes: Scope[] = [new Scope(new Map())];
-  // Open elements, and the children collected so far for all of them in one array: each
-  // element gets an exactly sized array when it closes (a growing array would keep up to
-  // 17 slots per element, most of a big tree's memory).
-  const open: XmlElement[] = [root];
-  const starts: number[] = [0];
-  const collected: XmlNode[] = [];
-  let pending = 0;
-  const count = (): void => {
-    if (++pending === 4096) {
-      budget.take(pending);
-      pending = 0;
-    }
-  };
-  const close = (): void => {
-    scopes.pop();
-    const el = open.pop()!;
-    const start = starts.pop()!;
-    if (collected.length > start) {
-      el.children = collected.slice(start);
-      collected.length = start;
-    }
-  };
-
-  parser.on('doctype', (doctype) => {
-    if (/<!ENTITY/i.test(doctype)) {
-      throw new ConversionError(
-        'UNPARSABLE_DOCUMENT',
-        `${opts.part} declares XML entities, which are never expanded; the document was refused.`,
-      );
-    }
-  });
-  parser.on('opentag', (tag: SaxesTagPlain) => {
-    const attributes = tag.attributes as Record<string, string>;
-    if (open.length > limits.xmlDepth) {
-      throw new ConversionError(
-        'RESOURCE_LIMIT',
-        `${opts.part} nests elements deeper than ${limits.xmlDepth} levels.`,
-      );
-    }
-    const scope = scopes[scopes.length - 1]!.enter(attributes);
-    scopes.push(scope);
-    let attrs = NO_ATTRIBUTES;
-    for (const key in attributes) {
-      if (key === 'xmlns' || key.startsWith('xmlns:')) continue;
-      if (attrs === NO_ATTRIBUTES) attrs = {};
-      attrs[scope.attribute(key)] = attributes[key]!;
-    }
-    const el: XmlElement = { name: scope.element(tag.name), attrs, children: NO_CHILDREN };
-    collected.push(el);
-    open.push(el);
-    starts.push(collected.length);
-    count();
-  });
-  parser.on('closetag', close);
-  const addText = (value: string): void => {
-    if (open.length === 1) return;
-    const last = collected.length > starts[starts.length - 1]! ? collected[collected.length - 1] : undefined;
-    if (typeof last === 'string') collected[collected.length - 1] = last + value;
-    else {
-      collected.push(value);
-      count();
-    }
-  };
-  parser.on('text', addText);
-  parser.on('cdata', addText);
-
-  let damage: string | undefined;
-  try {
-    for (const chunk of chunksOf(source)) parser.write(chunk);
-    parser.close();
-  } catch (err) {
-    if (err instanceof ConversionError) throw err;
-    const why = err instanceof Error ? err.message.replace(/^undefined:/, '').trim() : String(err);
-    if (!opts.lenient || collected.length === 0) {
-      throw new ConversionError('UNPARSABLE_DOCUMENT', `${opts.part} is not well-formed XML (${why}).`);
-    }
-    damage = `${opts.part} is damaged (${why}); the content before the damage was kept.`;
-  }
-  while (open.length > 0) close();
-  budget.take(pending);
-  const top = root.children.find((c): c is XmlElement => typeof c !== 'string');
-  if (!top) throw new ConversionError('UNPARSABLE_DOCUMENT', `${opts.part} has no root element.`);
-  return damage === undefined ? { root: top } : { root: top, damage };
+  const tree = new TreeBuilder(budget, opts.part);
+  const why =
+    source.length <= SCAN_BYTES
+      ? buildScanned(source, tree, opts.part)
+      : buildStreamed(source, tree, opts.part);
+  return tree.finish(why, opts.lenient);
 }
 
 // ------------------------------------------------------------------ small tree helpers

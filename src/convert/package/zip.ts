@@ -120,6 +120,7 @@ function readDirectory(bytes: Uint8Array): Map<string, Entry> {
       localOffset: view.getUint32(p + 42, true),
     };
     const extraStart = p + 46 + nameLength;
+    if (extraStart + extraLength > bytes.length) throw corrupt('damaged central directory');
     applyZip64(view, extraStart, extraStart + extraLength, entry, view.getUint32(p + 24, true));
     // The first entry of a name wins, as in every office suite; later twins are ignored.
     if (!entries.has(entry.name)) entries.set(entry.name, entry);

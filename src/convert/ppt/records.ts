@@ -117,9 +117,17 @@ export class RecordReader {
     return out;
   }
 
-  /** The first direct child of `type`. */
+  /** The first direct child of `type` (the children after it are not read). */
   child(parent: PptRecord, type: number): PptRecord | undefined {
-    return this.children(parent).find((c) => c.type === type);
+    if (!parent.container) return undefined;
+    let at = parent.body;
+    while (at + HEADER_SIZE <= parent.end) {
+      const rec = this.at(at, parent.end);
+      if (!rec) return undefined;
+      if (rec.type === type) return rec;
+      at = rec.body + this.r.u32(at + 4);
+    }
+    return undefined;
   }
 
   /** Bytes of a record's body. */

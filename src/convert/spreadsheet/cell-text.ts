@@ -1,21 +1,11 @@
 import { type CellObject, SSF } from '@e965/xlsx';
+import { ERROR_TEXT } from './number-formats.ts';
 
 /**
  * A cell as the user sees it: SheetJS's formatted text (`w`: number formats, dates,
  * percentages, currency applied; a formula's cached result), booleans as TRUE/FALSE, errors
  * as their display code.
  */
-const ERRORS: Record<number, string> = {
-  0: '#NULL!',
-  7: '#DIV/0!',
-  15: '#VALUE!',
-  23: '#REF!',
-  29: '#NAME?',
-  36: '#NUM!',
-  42: '#N/A',
-  43: '#GETTING_DATA',
-};
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\r]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
@@ -39,7 +29,7 @@ function raw(cell: CellObject): string {
     case 'b':
       return cell.v ? 'TRUE' : 'FALSE';
     case 'e':
-      return cell.w ?? (typeof cell.v === 'number' ? (ERRORS[cell.v] ?? '#ERROR') : '#ERROR');
+      return cell.w ?? (typeof cell.v === 'number' ? (ERROR_TEXT[cell.v] ?? '#ERROR') : '#ERROR');
     default: {
       if ((cell.z === SHORT_DATE || cell.z === SHORT_DATE_TIME) && typeof cell.v === 'number') {
         return format.format(cell.z === SHORT_DATE ? 'm/d/yyyy' : 'm/d/yyyy h:mm', cell.v);

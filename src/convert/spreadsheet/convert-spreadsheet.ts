@@ -1,15 +1,13 @@
-import type { WorkBook } from '@e965/xlsx';
 import type { Element, ElementContent, RootContent } from 'hast';
 import { formatInfo } from '../../detect/formats.ts';
 import { limits } from '../../limits.ts';
 import type { Converter } from '../converter.ts';
 import { blockTable, type OutputBudget } from './block-table.ts';
-import { sheetRows } from './dense-rows.ts';
 import { notesList } from './notes.ts';
 import { readPackageWorkbook } from './read-package.ts';
 import { readXlsWorkbook } from './read-xls.ts';
 import { type Block, layoutSheet, type NoteAnchor, type Rows, type SheetLayout } from './sheet-layout.ts';
-import { workbookMetadata } from './workbook-metadata.ts';
+import type { WorkbookSheet } from './workbook.ts';
 
 /**
  * Spreadsheets (XLSX, XLSM, XLSB, XLS, ODS) → every sheet in workbook order under an `<h2>` with
@@ -28,11 +26,10 @@ function element(tagName: string, children: ElementContent[]): Element {
 const DEFAULT_SHEET_NAME =
   /^(?:sheet|tabelle|feuil|hoja|foglio|planilha|blad|arkusz|munka|list|лист|工作表|シート|시트)\s*1$/i;
 
-/** Sheet names to show: the visible ones, or all of them when every sheet is hidden. */
-function shownSheets(wb: WorkBook): string[] {
-  const info = wb.Workbook?.Sheets ?? [];
-  const visible = wb.SheetNames.filter((_, i) => !info[i]?.Hidden);
-  return visible.length > 0 ? visible : wb.SheetNames;
+/** The sheets to show: the visible ones, or all of them when every sheet is hidden. */
+function shownSheets(sheets: readonly WorkbookSheet[]): readonly WorkbookSheet[] {
+  const visible = sheets.filter((s) => !s.hidden);
+  return visible.length > 0 ? visible : sheets;
 }
 
 /**
@@ -56,16 +53,14 @@ interface LaidOutSheet {
 }
 
 /** The shown sheets that have content, laid out. */
-function laidOutSheets(wb: WorkBook, warnings: string[]): LaidOutSheet[] {
+function laidOutSheets(sheets: readonly WorkbookSheet[], warnings: string[]): LaidOutSheet[] {
   const out: LaidOutSheet[] = [];
-  for (const name of shownSheets(wb)) {
-    const ws = wb.Sheets[name];
-    if (!ws) {
+  for (const { name, rows, merges } of shownSheets(sheets)) {
+    if (!rows) {
       warnings.push(`Sheet "${name}" could not be read (its part is missing or damaged); it was left out.`);
       continue;
     }
-    const rows = sheetRows(ws);
-    const layout = layoutSheet(rows, ws['!merges']);
+    const layout = layoutSheet(rows, merges);
     if (layout.overlappingMerges) {
       warnings.push(`Sheet "${name}" has overlapping merged ranges (invalid); they were ignored.`);
     }
@@ -107,11 +102,10 @@ function convertSheet(
 
 export const convertSpreadsheet: Converter = (input) => {
   const read = input.format === 'xls' ? readXlsWorkbook(input.bytes) : readPackageWorkbook(input.bytes);
-  const { wb } = read;
   const warnings = [...read.warnings];
   const children: RootContent[] = [];
   const budget: OutputBudget = { remaining: limits.spreadsheetMarkdownBytes };
-  const sheets = laidOutSheets(wb, warnings);
+  const sheets = laidOutSheets(read.sheets, warnings);
   const headings = !(sheets.length === 1 && DEFAULT_SHEET_NAME.test(sheets[0]!.name.trim()));
   for (const sheet of sheets) {
     if (headings) children.push(element('h2', [{ type: 'text', value: sheet.name }]));
@@ -120,7 +114,7 @@ export const convertSpreadsheet: Converter = (input) => {
   return {
     kind: 'document',
     tree: { type: 'root', children },
-    metadata: workbookMetadata(wb, read.metadata),
+    metadata: read.metadata,
     contentType: formatInfo(input.format).mimeTypes[0]!,
     baseUrl: input.url,
     warnings,

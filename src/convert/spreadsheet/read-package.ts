@@ -1,43 +1,25 @@
-import type { WorkBook } from '@e965/xlsx';
 import type { DocumentMetadata } from '../../document/model.ts';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { readOdfMeta } from '../odf/meta.ts';
 import { childrenNamed, parseXml, XmlBudget } from '../package/xml.ts';
 import { openZip, type ZipPackage } from '../package/zip.ts';
-import { cutOdsContent, defuseSheetBin, defuseSheetXml } from './defuse-sheet.ts';
+import { cutOdsContent } from './defuse-sheet.ts';
 import { checkOdsRepeats } from './ods-repeats.ts';
-import { parsePackage, type SheetJsContainer, type SheetJsEntry } from './sheetjs.ts';
+import { readWorkbookPackage } from './read-workbook-package.ts';
+import { fromSheetJs, parsePackage, type SheetJsContainer, type SheetJsEntry } from './sheetjs.ts';
+import type { ReadWorkbook } from './workbook.ts';
 
 /**
- * A ZIP-based workbook (XLSX, XLSM, XLSB, ODS) read by SheetJS from a package we opened: SheetJS
- * never unpacks the upload itself. Every part it asks for is inflated on demand by our capped
- * inflater (zip bombs stop at limits.zipInflatedBytes), refused when it declares XML entities,
- * and, for sheet data, defused and held to limits.spreadsheetSheetBytes.
+ * A ZIP-based workbook: OOXML (XLSX, XLSM, XLSB) by Quire's own part readers, OpenDocument
+ * (ODS) by SheetJS from a package we opened: SheetJS never unpacks the upload itself. Every
+ * part it asks for is inflated on demand by our capped inflater (zip bombs stop at
+ * limits.zipInflatedBytes), refused when it declares XML entities, and content.xml is held to
+ * limits.spreadsheetOdsContentBytes.
  */
-export interface ReadWorkbook {
-  wb: WorkBook;
-  metadata: DocumentMetadata;
-  warnings: string[];
-}
 
 const ENTITY = '<!ENTITY';
-const MiB = 1024 * 1024;
 const ROOT = 'Root Entry';
-
-/**
- * Parts that may hold cells. Found by content rather than by name, since the workbook's
- * relationships may place a sheet anywhere: an XML part with a `sheetData` element (which comes
- * before any cell, within the part's first few KB to 1 MB of column settings), or a BIFF12 part
- * (XLSB), which is any `.bin` but the macro project, printer settings and embedded objects.
- */
-function isSheetPart(name: string, data: Buffer): boolean {
-  if (/\.bin$/i.test(name)) return !/vbaProject|printerSettings|embeddings\//i.test(name);
-  return (
-    /\.xml$/i.test(name) &&
-    (data.includes('<sheetData') || /<\w+:sheetData\b/.test(data.subarray(0, 2 * MiB).toString('latin1')))
-  );
-}
 
 /** ODF encrypts parts one by one and says so in the manifest; the ZIP itself is not encrypted. */
 function assertOdsNotEncrypted(zip: ZipPackage, budget: XmlBudget): void {
@@ -55,10 +37,7 @@ function assertOdsNotEncrypted(zip: ZipPackage, budget: XmlBudget): void {
   }
 }
 
-/**
- * OpenDocument properties (meta.xml) by the shared ODF reader; an OOXML package's core
- * properties are already in what SheetJS read (see workbook-metadata.ts).
- */
+/** OpenDocument properties (meta.xml) by the shared ODF reader. */
 function readOdsMetadata(zip: ZipPackage, budget: XmlBudget): DocumentMetadata {
   try {
     const meta = zip.bytes('meta.xml');
@@ -70,27 +49,24 @@ function readOdsMetadata(zip: ZipPackage, budget: XmlBudget): DocumentMetadata {
   }
 }
 
-export function readPackageWorkbook(bytes: Uint8Array): ReadWorkbook {
-  const zip = openZip(bytes);
-  const ods = zip.has('content.xml') && !zip.has('[Content_Types].xml');
+function readOds(zip: ZipPackage): ReadWorkbook {
   const budget = new XmlBudget();
-  if (ods) assertOdsNotEncrypted(zip, budget);
+  assertOdsNotEncrypted(zip, budget);
   const warnings: string[] = [];
-  let sheetBudget = limits.spreadsheetSheetBytes;
-  // SheetJS swallows errors thrown while it reads a sheet; ours are kept here and rethrown.
+  // SheetJS swallows errors thrown while it reads a part; ours are kept here and rethrown.
   let failure: unknown;
 
   const load = (name: string): Uint8Array | undefined => {
     const inflated = zip.bytes(name);
     if (!inflated) return undefined;
     let data = Buffer.from(inflated.buffer, inflated.byteOffset, inflated.byteLength);
-    if (/\.(?:xml|rels|vml)$/i.test(name) && data.includes(ENTITY)) {
+    if (/\.(?:xml|rdf)$/i.test(name) && data.includes(ENTITY)) {
       throw new ConversionError(
         'UNPARSABLE_DOCUMENT',
         `${name} declares XML entities, which are never expanded; the workbook was refused.`,
       );
     }
-    if (ods && name === 'content.xml') {
+    if (name === 'content.xml') {
       const defused = cutOdsContent(data, limits.spreadsheetOdsContentBytes);
       data = Buffer.from(defused.bytes.buffer, defused.bytes.byteOffset, defused.bytes.byteLength);
       if (defused.cut) {
@@ -99,20 +75,6 @@ export function readPackageWorkbook(bytes: Uint8Array): ReadWorkbook {
         );
       }
       checkOdsRepeats(data.toString('latin1'));
-    } else if (!ods && isSheetPart(name, data)) {
-      const defused = name.toLowerCase().endsWith('.bin')
-        ? defuseSheetBin(data, sheetBudget)
-        : defuseSheetXml(data, sheetBudget);
-      data = Buffer.from(defused.bytes.buffer, defused.bytes.byteOffset, defused.bytes.byteLength);
-      sheetBudget = Math.max(0, sheetBudget - data.length);
-      if (defused.truncated) {
-        warnings.push(`${name} is truncated or damaged; its rows up to the damage were read.`);
-      }
-      if (defused.cut) {
-        warnings.push(
-          `The workbook holds more than ${limits.spreadsheetSheetBytes / 1024 / 1024} MiB of sheet data (limits.spreadsheetSheetBytes); ${name} was read only in part and later sheets may be empty.`,
-        );
-      }
     }
     // A Buffer: SheetJS decodes Buffers natively and byte arrays one character at a time.
     return data;
@@ -144,7 +106,7 @@ export function readPackageWorkbook(bytes: Uint8Array): ReadWorkbook {
     FileIndex: [{ name: ROOT, type: 5 }, ...names.map(entry)],
   };
 
-  let wb: WorkBook;
+  let wb: ReturnType<typeof parsePackage>;
   try {
     wb = parsePackage(container);
   } catch (err) {
@@ -156,5 +118,11 @@ export function readPackageWorkbook(bytes: Uint8Array): ReadWorkbook {
     );
   }
   if (failure) throw failure;
-  return { wb, metadata: ods ? readOdsMetadata(zip, budget) : {}, warnings };
+  return fromSheetJs(wb, readOdsMetadata(zip, budget), warnings);
+}
+
+export function readPackageWorkbook(bytes: Uint8Array): ReadWorkbook {
+  const zip = openZip(bytes);
+  const ods = zip.has('content.xml') && !zip.has('[Content_Types].xml');
+  return ods ? readOds(zip) : readWorkbookPackage(zip);
 }

@@ -3,13 +3,14 @@ import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { openOleContainer } from '../doc/ole-container.ts';
 import { summaryMetadata } from '../doc/ole-property-set.ts';
-import type { ReadWorkbook } from './read-package.ts';
-import { parseBiff } from './sheetjs.ts';
+import { BIFF8, readBiff8 } from './biff8.ts';
+import { fromSheetJs, parseBiff } from './sheetjs.ts';
+import type { ReadWorkbook } from './workbook.ts';
 
 /**
- * An Excel 97-2003 workbook (BIFF5/8 in an OLE container). The container is opened by the
- * shared OLE reader and only the workbook stream is handed to SheetJS, after one pass over its
- * record headers ([MS-XLS] 2.1.4: 2-byte type, 2-byte size) that
+ * An Excel workbook in an OLE container. BIFF8 (Excel 97-2003, nearly every .xls) is read by
+ * biff8.ts; older BIFF (Excel 5 and 95) by SheetJS, which gets only the workbook stream after
+ * one pass over its record headers ([MS-XLS] 2.1.4: 2-byte type, 2-byte size) that
  * - refuses a password-protected workbook (a FILEPASS record),
  * - counts cells, refusing a stream that claims more than limits.spreadsheetCells,
  * - collapses hyperlink ranges to their first cell: SheetJS visits every cell of the range,
@@ -61,6 +62,16 @@ export function readXlsWorkbook(bytes: Uint8Array): ReadWorkbook {
   if (!found) {
     throw new ConversionError('UNPARSABLE_DOCUMENT', 'The file has no Excel workbook stream.');
   }
+  const metadata = summaryMetadata(container.stream('\u0005SummaryInformation'));
+  // BIFF8 (Excel 97 and later, BOF version 0x0600) is read by Quire; older BIFF by SheetJS.
+  if (
+    found.length >= 6 &&
+    found[0] === 0x09 &&
+    found[1] === 0x08 &&
+    (found[4]! | (found[5]! << 8)) === BIFF8
+  ) {
+    return readBiff8(found, metadata);
+  }
   // A copy: hyperlink records are patched in place, and SheetJS decorates the buffer it reads.
   const stream = Buffer.from(found);
   vetStream(stream);
@@ -77,9 +88,5 @@ export function readXlsWorkbook(bytes: Uint8Array): ReadWorkbook {
     }
     throw new ConversionError('UNPARSABLE_DOCUMENT', `The workbook could not be read: ${message}.`);
   }
-  return {
-    wb,
-    metadata: summaryMetadata(container.stream('\u0005SummaryInformation')),
-    warnings: [],
-  };
+  return fromSheetJs(wb, metadata, []);
 }

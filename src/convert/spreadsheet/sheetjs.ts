@@ -1,11 +1,15 @@
 import type { ParsingOptions, WorkBook } from '@e965/xlsx';
 import * as XLSX from '@e965/xlsx';
+import type { DocumentMetadata } from '../../document/model.ts';
+import { sheetRows } from './dense-rows.ts';
+import type { ReadWorkbook } from './workbook.ts';
+import { workbookMetadata } from './workbook-metadata.ts';
 
 /**
- * The SheetJS entry points used here. `parse_zip` (a workbook from an already-opened package)
- * and `parse_xlscfb` (a workbook from a BIFF stream) are exported by the library but missing
- * from its type declarations; they let us hand SheetJS bytes we have vetted ourselves instead
- * of letting it unpack the upload.
+ * The SheetJS entry points used here, for the formats it still reads (XLS, ODS). `parse_zip`
+ * (a workbook from an already-opened package) and `parse_xlscfb` (a workbook from a BIFF
+ * stream) are exported by the library but missing from its type declarations; they let us hand
+ * SheetJS bytes we have vetted ourselves instead of letting it unpack the upload.
  */
 export interface SheetJsEntry {
   name: string;
@@ -53,4 +57,22 @@ export function parsePackage(container: SheetJsContainer): WorkBook {
 
 export function parseBiff(stream: Buffer): WorkBook {
   return internals.parse_xlscfb(stream, { ...OPTIONS });
+}
+
+/** A workbook SheetJS read, in the shape the converter lays out. */
+export function fromSheetJs(wb: WorkBook, own: DocumentMetadata, warnings: string[]): ReadWorkbook {
+  const info = wb.Workbook?.Sheets ?? [];
+  return {
+    sheets: wb.SheetNames.map((name, i) => {
+      const ws = wb.Sheets[name];
+      return {
+        name,
+        hidden: Boolean(info[i]?.Hidden),
+        rows: ws ? sheetRows(ws) : undefined,
+        merges: ws?.['!merges'] ?? [],
+      };
+    }),
+    metadata: workbookMetadata(wb, own),
+    warnings,
+  };
 }
