@@ -109,7 +109,18 @@ export class EgressProxy {
       for (const [name, value] of Object.entries(answer.headers)) {
         if (!dropHeaders.has(name) && value !== undefined) back[name] = value;
       }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
+      try {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
+      } catch (error) {
+        // Node's parser lets through what its writer refuses (status 000, control characters
+        // in the reason phrase): any site could otherwise throw here, outside every handler.
+        // The refused reason phrase stays on `res` unless another is given.
+        answer.destroy();
+        res
+          .writeHead(502, 'Bad Gateway', { 'content-type': 'text/plain' })
+          .end(`Quire egress proxy: ${(error as Error).message}\n`);
+        return;
+      }
       answer.pipe(res);
     });
     upstream.on('error', (error) => {
@@ -122,7 +133,8 @@ export class EgressProxy {
   private async tunnel(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     this.track(client);
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
-    if (!match) {
+    // net.connect throws on a port past 65535, which would be an unhandled rejection here.
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
       return;
     }
