@@ -288,6 +288,20 @@ describe('interact sessions', () => {
       assert.equal(fs.readFileSync(saved, 'utf8'), 'downloaded bytes');
       assert.deepEqual(fs.readdirSync(elsewhere), []);
       fs.rmSync(elsewhere, { recursive: true });
+      // The browser's own default folder is in the session's folder too, not the service user's home.
+      await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'default' });
+      const name = `quire-default-${created.id}.txt`;
+      await page.goto(`${site()}/download?name=${name}`).catch(() => {});
+      const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
+      await waitFor(
+        'the download to the default folder',
+        async () =>
+          (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith(name))
+            ? true
+            : undefined,
+        10_000,
+      );
+      assert.equal(fs.existsSync(path.join(os.homedir(), 'Downloads', name)), false);
     } finally {
       await browser.close();
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);

@@ -291,7 +291,8 @@ export class SessionService {
   private async launch(held: Held): Promise<void> {
     const { record, scope } = held;
     const userDataDir = path.join(held.dir, 'profile');
-    for (const dir of [userDataDir, scope.downloadsDir, scope.uploadsDir]) {
+    const homeDir = path.join(held.dir, 'home');
+    for (const dir of [userDataDir, homeDir, scope.downloadsDir, scope.uploadsDir]) {
       await fs.promises.mkdir(dir, { recursive: true });
     }
     if (record.profileName) await this.profiles.restore(record.team, record.profileName, userDataDir);
@@ -299,6 +300,7 @@ export class SessionService {
       executable: this.config.QUIRE_CHROMIUM_PATH,
       userDataDir,
       proxyPort: this.proxyPort,
+      homeDir,
     });
     held.browser = browser;
     record.pid = browser.pid;
