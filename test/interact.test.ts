@@ -302,6 +302,24 @@ describe('interact sessions', () => {
         10_000,
       );
       assert.equal(fs.existsSync(path.join(os.homedir(), 'Downloads', name)), false);
+
+      // A CDP message wrapped in another, and ports opened on the host, are refused too.
+      const { targetInfo } = await cdp.send('Target.getTargetInfo');
+      const { sessionId } = await browserCdp.send('Target.attachToTarget', {
+        targetId: targetInfo.targetId,
+        flatten: false,
+      });
+      await assert.rejects(
+        browserCdp.send('Target.sendMessageToTarget', {
+          sessionId,
+          message: JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'file:///etc/passwd' } }),
+        }),
+        /Quire refused Target\.sendMessageToTarget/,
+      );
+      await assert.rejects(
+        browserCdp.send('Tethering.bind', { port: 9555 }),
+        /Quire refused Tethering\.bind/,
+      );
     } finally {
       await browser.close();
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
