@@ -42,6 +42,8 @@ async function openLiveSocket(pageUrl: string): Promise<{ ws: WebSocket; message
 
 describe('interact sessions', () => {
   const server = useServer({
+    // Info logs the requests, where the tokens must not show.
+    QUIRE_LOG_LEVEL: 'info',
     QUIRE_SESSIONS_ALLOWED_HOSTS: '127.0.0.1',
     QUIRE_SESSIONS_EXECUTE: 'true',
     QUIRE_SESSIONS_PER_TEAM: '4',
@@ -150,6 +152,28 @@ describe('interact sessions', () => {
     );
     await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     assert.equal(await refusal(created.cdpUrl), 410);
+  });
+
+  it('keeps session tokens out of the request log', async () => {
+    const created = await createSession(server());
+    try {
+      const version = await fetch(
+        `${created.cdpUrl.replace(/^ws/, 'http').replace('/cdp?', '/cdp/json/version?')}`,
+      );
+      assert.equal(version.status, 200);
+      assert.equal((await fetch(created.liveViewUrl)).status, 200);
+      const tokens = [created.cdpUrl, created.liveViewUrl].map((u) => new URL(u).searchParams.get('token')!);
+      const logged = new RegExp(`/v2/interact/${created.id}/live\\?token=\\[redacted\\]`);
+      // The server's output reaches this process a moment after the answer.
+      await waitFor(
+        'the request log',
+        async () => (logged.test(server().output()) ? true : undefined),
+        5_000,
+      );
+      for (const token of tokens) assert.equal(server().output().includes(token), false);
+    } finally {
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
   });
 
   it('lists the team’s sessions newest first, filters by status, shows one, and deletes idempotently', async () => {
