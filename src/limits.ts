@@ -221,6 +221,12 @@ export const limits = {
    * chunks run to tens of MB; Chromium itself caps its messages at 256 MiB.
    */
   cdpBrowserMessageBytes: 256 * MiB,
+  /**
+   * Bytes queued to one CDP client before the relay stops reading from the browser for it: a
+   * busy page's events for a second or more; a client that does not read would otherwise grow
+   * Quire's memory by tens of MB a second (measured: 40 MB/s from a page logging 1 MB lines).
+   */
+  cdpClientBufferedBytes: 16 * MiB,
   /** WebSocket clients of a session (CDP relay and live viewers each); more is a runaway loop. */
   sessionSockets: 64,
   /** Ping interval of relay and viewer sockets, so idle proxies between do not drop them. */

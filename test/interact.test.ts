@@ -176,6 +176,55 @@ describe('interact sessions', () => {
     }
   });
 
+  it('a CDP client that stops reading does not grow the server’s memory, and gets everything once it reads', async () => {
+    const created = await createSession(server());
+    const ws = new WebSocket(created.cdpUrl, { maxPayload: 0 });
+    const replies = new Map<number, Record<string, any>>();
+    let logged = 0;
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      if (typeof message.id === 'number') replies.set(message.id, message);
+      else if (message.method === 'Runtime.consoleAPICalled') logged++;
+    });
+    let nextId = 0;
+    const request = (method: string, params: object, sessionId?: string) => {
+      ws.send(JSON.stringify({ id: ++nextId, method, params, sessionId }));
+      return nextId;
+    };
+    const reply = (id: number) => waitFor(`reply ${id}`, async () => replies.get(id), 10_000);
+    const send = (method: string, params: object, sessionId?: string) =>
+      reply(request(method, params, sessionId));
+    const rssMb = () =>
+      (Number(fs.readFileSync(`/proc/${server().process.pid}/statm`, 'utf8').split(' ')[1]) * 4096) / 2 ** 20;
+    try {
+      await new Promise((resolve) => ws.once('open', resolve));
+      const { result } = await send('Target.getTargets', {});
+      const { targetId } = result.targetInfos.find((t: { type: string }) => t.type === 'page');
+      const { sessionId } = (await send('Target.attachToTarget', { targetId, flatten: true })).result;
+      await send('Runtime.enable', {}, sessionId);
+      // 100 console lines of 1 MB each while this client reads nothing.
+      ws.pause();
+      const before = rssMb();
+      const flood = request(
+        'Runtime.evaluate',
+        { expression: "const line = 'x'.repeat(1e6); for (let i = 0; i < 100; i++) console.log(line)" },
+        sessionId,
+      );
+      let peak = before;
+      for (let i = 0; i < 15; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        peak = Math.max(peak, rssMb());
+      }
+      assert.ok(peak - before < 48, `the server grew by ${Math.round(peak - before)} MB`);
+      ws.resume();
+      await reply(flood);
+      await waitFor('every console line', async () => (logged === 100 ? true : undefined), 10_000);
+    } finally {
+      ws.close();
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
+  });
+
   it('lists the team’s sessions newest first, filters by status, shows one, and deletes idempotently', async () => {
     const first = await createSession(server());
     const second = await createSession(server(), { streamWebView: false });
