@@ -440,6 +440,11 @@ describe('interact sessions', () => {
         5_000,
       );
       assert.equal(await page.textContent('#out'), 'not pressed');
+      // A broken frame closes that viewer's socket, and only that.
+      const broken = await openLiveSocket(created.liveViewUrl);
+      const brokenClosed = new Promise<number>((resolve) => broken.ws.once('close', resolve));
+      broken.ws.send(Buffer.from([0xff, 0xfe]), { binary: false });
+      assert.equal(await brokenClosed, 1007);
 
       const control = await openLiveSocket(created.interactiveLiveViewUrl);
       await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'), 5_000);

@@ -99,6 +99,9 @@ export class LiveView {
       if (isBinary) return;
       this.onViewerMessage(viewer, data.toString());
     });
+    // ws reports a peer's protocol error (bad UTF-8, an oversized message) as 'error' and closes
+    // the socket itself; unheard, the error would end the process.
+    socket.on('error', () => {});
     socket.once('close', () => {
       this.viewers.delete(viewer);
       if (this.viewers.size === 0) {
