@@ -241,6 +241,14 @@ export const limits = {
    * neither holds memory nor slows the others: about ten frames at the screencast's size.
    */
   viewerBufferedBytes: 2 * MiB,
+  /** Text one paste from an interactive live viewer may insert: a long form answer or a page of text. */
+  livePasteChars: 100_000,
+  /**
+   * One message from a live viewer: input events are tiny, a paste is at most livePasteChars
+   * at 6 bytes each as JSON escapes. The socket is closed past it, so a holder of the view
+   * token cannot make the server parse CDP-sized messages.
+   */
+  viewerMessageBytes: 1 * MiB,
   /** Screencast frame size and JPEG quality: readable text at a few hundred kB/s. */
   screencastMaxWidth: 1280,
   screencastMaxHeight: 960,

@@ -445,6 +445,13 @@ describe('interact sessions', () => {
       const brokenClosed = new Promise<number>((resolve) => broken.ws.once('close', resolve));
       broken.ws.send(Buffer.from([0xff, 0xfe]), { binary: false });
       assert.equal(await brokenClosed, 1007);
+      // Nor may it send the large messages CDP clients may: the socket is closed.
+      const oversized = await openLiveSocket(created.liveViewUrl);
+      const closed = new Promise<number>((resolve) => oversized.ws.once('close', resolve));
+      // The server may reset the connection while the message is still being sent.
+      oversized.ws.on('error', () => {});
+      oversized.ws.send(JSON.stringify({ type: 'paste', text: 'x'.repeat(2 ** 21) }));
+      assert.ok([1009, 1006].includes(await closed));
 
       const control = await openLiveSocket(created.interactiveLiveViewUrl);
       await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'), 5_000);

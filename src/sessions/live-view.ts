@@ -35,7 +35,7 @@ const viewerMessage = z.discriminatedUnion('type', [
     keyCode: z.number().int().min(0).max(255).default(0),
     modifiers,
   }),
-  z.object({ type: z.literal('paste'), text: z.string().max(100_000) }),
+  z.object({ type: z.literal('paste'), text: z.string().max(limits.livePasteChars) }),
   z.object({ type: z.literal('tab'), targetId: z.string().max(64) }),
 ]);
 type ViewerMessage = z.infer<typeof viewerMessage>;

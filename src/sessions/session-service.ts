@@ -96,9 +96,14 @@ export class SessionService {
   private readonly runRoot: string;
   private readonly held = new Map<string, Held>();
   private readonly starting = new Map<string, number>();
-  private readonly sockets = new WebSocketServer({
+  private readonly cdpSockets = new WebSocketServer({
     noServer: true,
     maxPayload: limits.cdpClientMessageBytes,
+    perMessageDeflate: false,
+  });
+  private readonly viewerSockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.viewerMessageBytes,
     perMessageDeflate: false,
   });
   private proxyPort = 0;
@@ -418,8 +423,10 @@ export class SessionService {
     await Promise.all([...this.held.values()].map((h) => this.end(h, 'the server shut down')));
     // Upgraded sockets would hold the HTTP server's close open; a peer that is slow to answer
     // the close handshake is cut off.
-    for (const socket of this.sockets.clients) socket.terminate();
-    this.sockets.close();
+    for (const server of [this.cdpSockets, this.viewerSockets]) {
+      for (const socket of server.clients) socket.terminate();
+      server.close();
+    }
     await this.proxy.close();
   }
 
@@ -590,7 +597,8 @@ export class SessionService {
         if (held.sockets.size >= limits.sessionSockets) {
           throw new ApiError(429, undefined, `A session takes at most ${limits.sessionSockets} connections.`);
         }
-        this.sockets.handleUpgrade(req, socket, head, (ws) => {
+        const server = kind === 'cdp' ? this.cdpSockets : this.viewerSockets;
+        server.handleUpgrade(req, socket, head, (ws) => {
           if (held.ending) {
             ws.close(1000, 'session destroyed');
             return;
