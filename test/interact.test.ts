@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -152,6 +153,23 @@ describe('interact sessions', () => {
     );
     await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     assert.equal(await refusal(created.cdpUrl), 410);
+  });
+
+  it('survives clients that reset the connection while their WebSocket upgrade is answered', async () => {
+    const { port } = new URL(server().url);
+    for (let i = 0; i < 20; i++) {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'GET /v2/interact/01a20f91-16f2-7233-bea2-13a6e9b4b7e1/cdp?token=x HTTP/1.1\r\nhost: quire\r\n' +
+            'connection: upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\n' +
+            'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        );
+        setTimeout(() => socket.resetAndDestroy(), i % 4);
+      });
+      socket.on('error', () => {});
+      await new Promise((resolve) => socket.once('close', resolve));
+    }
+    assert.equal((await api(server(), 'GET', '/v2/interact')).status, 200);
   });
 
   it('keeps session tokens out of the request log', async () => {

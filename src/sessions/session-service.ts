@@ -583,6 +583,9 @@ export class SessionService {
    * The token is checked before the upgrade is accepted; refusals are plain HTTP answers.
    */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // Node hands over upgraded sockets without an 'error' listener: a client that resets the
+    // connection while its token is checked would otherwise end the process on our answer.
+    socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://upgrade.invalid');
     const match = /^\/v2\/(?:interact|browser)\/([^/]+)\/(cdp|live\/ws)\/?$/.exec(url.pathname);
     if (!match) {
