@@ -155,19 +155,28 @@ describe('interact sessions', () => {
     assert.equal(await refusal(created.cdpUrl), 410);
   });
 
-  it('survives clients that reset the connection while their WebSocket upgrade is answered', async () => {
+  it('survives WebSocket upgrades to unparsable addresses and clients that reset while answered', async () => {
     const { port } = new URL(server().url);
-    for (let i = 0; i < 20; i++) {
-      const socket = net.connect(Number(port), '127.0.0.1', () => {
-        socket.write(
-          'GET /v2/interact/01a20f91-16f2-7233-bea2-13a6e9b4b7e1/cdp?token=x HTTP/1.1\r\nhost: quire\r\n' +
-            'connection: upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\n' +
-            'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
-        );
-        setTimeout(() => socket.resetAndDestroy(), i % 4);
+    /** The status line answering an upgrade request for `target`; reset after `resetMs` if given. */
+    const upgrade = (target: string, resetMs?: number) =>
+      new Promise<string>((resolve) => {
+        let answer = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `GET ${target} HTTP/1.1\r\nhost: quire\r\nconnection: upgrade\r\nupgrade: websocket\r\n` +
+              'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+          );
+          if (resetMs !== undefined) setTimeout(() => socket.resetAndDestroy(), resetMs);
+        });
+        socket.on('data', (data) => {
+          answer += data;
+        });
+        socket.on('error', () => {});
+        socket.once('close', () => resolve(answer.split('\r\n')[0]!));
       });
-      socket.on('error', () => {});
-      await new Promise((resolve) => socket.once('close', resolve));
+    assert.equal(await upgrade('http://['), 'HTTP/1.1 404 Not Found');
+    for (let i = 0; i < 20; i++) {
+      await upgrade('/v2/interact/01a20f91-16f2-7233-bea2-13a6e9b4b7e1/cdp?token=x', i % 4);
     }
     assert.equal((await api(server(), 'GET', '/v2/interact')).status, 200);
   });

@@ -586,10 +586,12 @@ export class SessionService {
     // Node hands over upgraded sockets without an 'error' listener: a client that resets the
     // connection while its token is checked would otherwise end the process on our answer.
     socket.on('error', () => socket.destroy());
-    const url = new URL(req.url ?? '/', 'http://upgrade.invalid');
-    const match = /^\/v2\/(?:interact|browser)\/([^/]+)\/(cdp|live\/ws)\/?$/.exec(url.pathname);
-    if (!match) {
-      refuseUpgrade(socket, new ApiError(404, 'NOT_FOUND', `No WebSocket endpoint at ${url.pathname}.`));
+    // Node passes absolute-form targets through unparsed ("http://["): new URL would throw here.
+    const url = URL.parse(req.url ?? '/', 'http://upgrade.invalid');
+    const match = url && /^\/v2\/(?:interact|browser)\/([^/]+)\/(cdp|live\/ws)\/?$/.exec(url.pathname);
+    if (!url || !match) {
+      const where = url ? ` at ${url.pathname}` : ' at that address';
+      refuseUpgrade(socket, new ApiError(404, 'NOT_FOUND', `No WebSocket endpoint${where}.`));
       return;
     }
     const [, id, kind] = match as unknown as [string, string, string];
