@@ -140,29 +140,24 @@ export class SessionService {
   // ---------------------------------------------------------------- start-up
 
   /**
-   * A previous run that stopped without ending its sessions (crash, kill -9) left browsers and
-   * folders behind: kill the browsers (found by their profile folder on the command line, which
-   * only our launches have, never by name), mark their sessions destroyed and remove the folders.
+   * A previous run that stopped without ending its sessions (crash, kill -9) left browsers,
+   * execute processes and folders behind: kill them (found by their session folder on the
+   * command line, which only our launches have, never by name), mark their sessions destroyed
+   * and remove the folders.
    */
   private async cleanUpLeftovers(): Promise<void> {
     fs.mkdirSync(this.runRoot, { recursive: true });
     this.profiles.recover();
-    const killed = new Set<number>();
-    for (const pid of browsersUnder(this.runRoot)) {
-      killGroup(pid);
-      killed.add(pid);
-    }
+    const killed = leftoverProcesses(this.runRoot);
+    for (const pid of killed) killGroup(pid);
     const now = new Date().toISOString();
     for (const record of await this.store.listActiveSessions(this.config.QUIRE_NODE_ID)) {
-      if (record.pid !== null && !killed.has(record.pid) && isBrowserOf(record.pid, this.runRoot)) {
-        killGroup(record.pid);
-      }
       await this.store.markSessionDestroyed(record.id, now, 'the server restarted while the session ran');
     }
     for (const entry of fs.readdirSync(this.runRoot)) {
       fs.rmSync(path.join(this.runRoot, entry), { recursive: true, force: true });
     }
-    if (killed.size > 0) this.log.warn({ pids: [...killed] }, 'killed browsers left by a previous run');
+    if (killed.length > 0) this.log.warn({ pids: killed }, 'killed processes left by a previous run');
   }
 
   // ---------------------------------------------------------------- create
@@ -662,24 +657,24 @@ function statusText(status: number): string {
   return texts[status] ?? 'Error';
 }
 
-/** Main processes of browsers whose profile is under `root` (their command line says so). */
-function browsersUnder(root: string): number[] {
-  const marker = `--user-data-dir=${root}${path.sep}`;
+/**
+ * Leaders of the process groups started for sessions under `root`: browsers (their profile
+ * folder is there) and execute runs (their scratch folder is). Helpers die with their group.
+ */
+function leftoverProcesses(root: string): number[] {
+  const folders = [`--user-data-dir=${root}${path.sep}`, `--allow-fs-write=${root}${path.sep}`];
   const pids: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    const cmdline = readCmdline(pid);
-    // Only group leaders: helpers die with their group.
-    if (cmdline?.some((arg) => arg.startsWith(marker)) && !cmdline.some((a) => a.startsWith('--type='))) {
-      pids.push(pid);
+    const cmdline = readCmdline(Number(entry));
+    if (
+      cmdline?.some((arg) => folders.some((f) => arg.startsWith(f))) &&
+      !cmdline.some((arg) => arg.startsWith('--type='))
+    ) {
+      pids.push(Number(entry));
     }
   }
   return pids;
-}
-
-function isBrowserOf(pid: number, root: string): boolean {
-  return readCmdline(pid)?.some((arg) => arg.startsWith(`--user-data-dir=${root}${path.sep}`)) ?? false;
 }
 
 function readCmdline(pid: number): string[] | undefined {
