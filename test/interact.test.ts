@@ -676,6 +676,15 @@ describe('interact sessions', () => {
     }
     assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 200);
     assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 404);
+
+    // The longest name a profile may have, in letters that take several bytes, can be deleted too.
+    const long = 'ü€'.repeat(64);
+    const saved = await createSession(server(), { profile: { name: long } });
+    await api(server(), 'DELETE', `/v2/interact/${saved.id}`);
+    assert.equal(
+      (await api(server(), 'DELETE', `/v2/interact/profiles/${encodeURIComponent(long)}`)).status,
+      200,
+    );
   });
 
   it('a browser that dies marks its session destroyed with the reason', async () => {

@@ -46,6 +46,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       },
     },
     bodyLimit: limits.jsonBodyBytes,
+    // Path parameters as sent, percent-encoded: a profile name of profileNameChars UTF-16 units
+    // takes up to 9 characters each (3 UTF-8 bytes as %XX), past Fastify's default of 100.
+    maxParamLength: limits.profileNameChars * 9,
     // Accept a caller's request id (so logs join up across services), else make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
