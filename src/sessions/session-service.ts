@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -9,6 +8,7 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { limits } from '../limits.ts';
 import type { SessionRecord, SessionStatus, Store } from '../store/store.ts';
+import { Admission } from './admission.ts';
 import { BrowserProcess, killGroup } from './browser-process.ts';
 import { CdpClient, type CdpEvent } from './cdp-client.ts';
 import type { FirewallScope } from './cdp-firewall.ts';
@@ -18,6 +18,7 @@ import { type ExecuteResult, runExecute } from './execute.ts';
 import { LiveView } from './live-view.ts';
 import { NetPolicy } from './net-policy.ts';
 import { Profiles } from './profiles.ts';
+import { SessionClock } from './session-clock.ts';
 import { matchToken, SessionTokens, type TokenScope, UUID, uuidv7 } from './tokens.ts';
 
 export interface Logger {
@@ -64,9 +65,7 @@ interface Held {
   browser: BrowserProcess | undefined;
   cdp: CdpClient | undefined;
   live: LiveView | undefined;
-  lastActivityMs: number;
-  flushTimer: NodeJS.Timeout | undefined;
-  expiryTimer: NodeJS.Timeout | undefined;
+  clock: SessionClock;
   sockets: Set<WebSocket>;
   executions: Set<() => void>;
   ending: Promise<void> | undefined;
@@ -78,8 +77,6 @@ const gone = () => new ApiError(410, undefined, 'Browser session has been destro
 
 /** Schemes a tab may show; anything else got past the relay somehow and is closed. */
 const tabSchemes = /^(https?|data|blob|about|chrome-error):/;
-
-const MiB = 1024 * 1024;
 
 /**
  * Interact sessions on this node: admission (caps, free memory), one Chromium process group and
@@ -95,7 +92,7 @@ export class SessionService {
   private readonly profiles: Profiles;
   private readonly runRoot: string;
   private readonly held = new Map<string, Held>();
-  private readonly starting = new Map<string, number>();
+  private readonly admission: Admission;
   private readonly cdpSockets = new WebSocketServer({
     noServer: true,
     maxPayload: limits.cdpClientMessageBytes,
@@ -114,6 +111,7 @@ export class SessionService {
   constructor(store: Store, config: Config) {
     this.store = store;
     this.config = config;
+    this.admission = new Admission(config);
     this.log = { info() {}, warn() {}, error() {} };
     this.tokens = SessionTokens.load(config.QUIRE_SESSION_SECRET, config.QUIRE_DATA_DIR);
     this.policy = new NetPolicy(
@@ -167,16 +165,14 @@ export class SessionService {
     input: CreateInput,
     base: PublicBase,
   ): Promise<SessionUrls & { id: string; expiresAt: string }> {
-    this.admit(team);
-    // Counted from admission until the session is held, so concurrent creates see each other.
-    this.starting.set(team, (this.starting.get(team) ?? 0) + 1);
+    if (this.closed) throw new ApiError(503, undefined, 'The server is shutting down.');
+    const teamHeld = [...this.held.values()].filter((h) => h.record.team === team && !h.ending).length;
+    const release = this.admission.admit(team, { node: this.held.size, team: teamHeld });
     let held: Held;
     try {
       held = await this.register(team, input);
     } finally {
-      const left = (this.starting.get(team) ?? 1) - 1;
-      if (left === 0) this.starting.delete(team);
-      else this.starting.set(team, left);
+      release();
     }
     const { id } = held.record;
     try {
@@ -190,7 +186,7 @@ export class SessionService {
         `The browser for this session did not start: ${(error as Error).message}`,
       );
     }
-    this.schedule(held);
+    held.clock.start();
     return { id, ...this.urls(id, base), expiresAt: held.record.expiresAt };
   }
 
@@ -235,9 +231,13 @@ export class SessionService {
       browser: undefined,
       cdp: undefined,
       live: undefined,
-      lastActivityMs: now.getTime(),
-      flushTimer: undefined,
-      expiryTimer: undefined,
+      clock: new SessionClock(record, {
+        expire: (reason) => void this.end(held, reason),
+        flush: () =>
+          this.store
+            .touchSession(id, record.lastActivity)
+            .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded')),
+      }),
       sockets: new Set(),
       executions: new Set(),
       ending: undefined,
@@ -245,47 +245,6 @@ export class SessionService {
     this.held.set(id, held);
     held.ready = this.launch(held);
     return held;
-  }
-
-  /** 429 before anything is launched when this node or the team is at its cap or memory is short. */
-  private admit(team: string): void {
-    if (this.closed) throw new ApiError(503, undefined, 'The server is shutting down.');
-    const max = this.config.QUIRE_SESSIONS_MAX;
-    if (max === 0) {
-      throw new ApiError(
-        503,
-        undefined,
-        'Browser sessions are turned off on this server (QUIRE_SESSIONS_MAX=0).',
-      );
-    }
-    const starting = [...this.starting.values()].reduce((a, b) => a + b, 0);
-    if (this.held.size + starting >= max) {
-      throw new ApiError(
-        429,
-        undefined,
-        `This server holds its maximum number of concurrent browser sessions (${max}). Please retry after a session ends.`,
-        { headers: { 'retry-after': '30' } },
-      );
-    }
-    const perTeam = this.config.QUIRE_SESSIONS_PER_TEAM;
-    const teamHeld = [...this.held.values()].filter((h) => h.record.team === team && !h.ending).length;
-    if (teamHeld + (this.starting.get(team) ?? 0) >= perTeam) {
-      throw new ApiError(
-        429,
-        undefined,
-        `You have reached the maximum number of concurrent browser sessions (${perTeam}). Delete a session or wait for one to expire.`,
-        { headers: { 'retry-after': '30' } },
-      );
-    }
-    const freeMb = Math.floor(os.freemem() / MiB);
-    if (freeMb < this.config.QUIRE_SESSIONS_MIN_FREE_MB) {
-      throw new ApiError(
-        429,
-        undefined,
-        `Not enough free memory to start another browser session (${freeMb} MB free, ${this.config.QUIRE_SESSIONS_MIN_FREE_MB} MB kept). Please retry later.`,
-        { headers: { 'retry-after': '30' } },
-      );
-    }
   }
 
   private async launch(held: Held): Promise<void> {
@@ -314,7 +273,7 @@ export class SessionService {
     const cdp = await CdpClient.connect(browser.wsEndpoint);
     held.cdp = cdp;
     cdp.on('event', (event: CdpEvent) => this.watchTabs(held, event));
-    held.live = new LiveView(cdp, () => this.touch(held));
+    held.live = new LiveView(cdp, () => held.clock.touch());
     await held.live.start();
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: scope.downloadsDir });
   }
@@ -332,41 +291,6 @@ export class SessionService {
     held.cdp?.send('Target.closeTarget', { targetId: info.targetId }).catch(() => {});
   }
 
-  // ---------------------------------------------------------------- timers and activity
-
-  /** One timer per session, at whichever comes first: ttl or activityTtl since the last activity. */
-  private schedule(held: Held): void {
-    clearTimeout(held.expiryTimer);
-    if (held.ending) return;
-    const expires = Date.parse(held.record.expiresAt);
-    const idle = held.lastActivityMs + held.record.activityTtlS * 1000;
-    held.expiryTimer = setTimeout(
-      () => {
-        const now = Date.now();
-        if (now >= expires) void this.end(held, `its ttl of ${held.record.ttlS} s ran out`);
-        else if (now >= held.lastActivityMs + held.record.activityTtlS * 1000) {
-          void this.end(held, `no activity for ${held.record.activityTtlS} s (activityTtl)`);
-        } else this.schedule(held);
-      },
-      Math.max(0, Math.min(expires, idle) - Date.now()),
-    );
-  }
-
-  private touch(held: Held): void {
-    held.lastActivityMs = Date.now();
-    held.record.lastActivity = new Date(held.lastActivityMs).toISOString();
-    held.flushTimer ??= setTimeout(() => {
-      held.flushTimer = undefined;
-      if (!held.ending) this.flushActivity(held);
-    }, limits.activityFlushMs);
-  }
-
-  private flushActivity(held: Held): void {
-    this.store
-      .touchSession(held.record.id, held.record.lastActivity)
-      .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded'));
-  }
-
   // ---------------------------------------------------------------- end
 
   /**
@@ -378,8 +302,7 @@ export class SessionService {
     held.ending ??= (async () => {
       const { record } = held;
       try {
-        clearTimeout(held.expiryTimer);
-        clearTimeout(held.flushTimer);
+        held.clock.stop();
         held.live?.end(reason);
         for (const socket of held.sockets) socket.close(1000, 'session destroyed');
         for (const kill of held.executions) kill();
@@ -508,7 +431,7 @@ export class SessionService {
         `This session already runs ${limits.sessionExecutions} execute calls; wait for one to finish.`,
       );
     }
-    this.touch(held);
+    held.clock.touch();
     const result = await runExecute({
       code: body.code,
       timeoutS: body.timeout,
@@ -519,7 +442,7 @@ export class SessionService {
         return () => held.executions.delete(kill);
       },
     });
-    this.touch(held);
+    held.clock.touch();
     if (result.exitCode === 0 && !result.killed) return result;
     const error = result.killed
       ? held.ending
@@ -564,7 +487,7 @@ export class SessionService {
     const endpoint = new URL(held.browser!.wsEndpoint);
     const res = await fetch(`http://127.0.0.1:${endpoint.port}/json/version`);
     const version = (await res.json()) as Record<string, unknown>;
-    this.touch(held);
+    held.clock.touch();
     return { ...version, webSocketDebuggerUrl: this.urls(id, base).cdpUrl };
   }
 
@@ -607,14 +530,14 @@ export class SessionService {
           ws.once('close', () => held.sockets.delete(ws));
           if (kind === 'cdp') {
             relayCdp(ws, held.browser!.wsEndpoint, held.scope, {
-              onActivity: () => this.touch(held),
+              onActivity: () => held.clock.touch(),
               onRefused: (method, reason) =>
                 this.log.info({ sessionId: id, method, reason }, 'CDP command refused'),
             });
           } else {
             held.live!.add(ws, scope === 'control');
           }
-          this.touch(held);
+          held.clock.touch();
         });
       })
       .catch((error: unknown) => {
