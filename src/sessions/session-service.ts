@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -15,6 +15,7 @@ import type { FirewallScope } from './cdp-firewall.ts';
 import { relayCdp } from './cdp-relay.ts';
 import { EgressProxy } from './egress-proxy.ts';
 import { type ExecuteResult, runExecute } from './execute.ts';
+import { leftoverProcesses } from './leftovers.ts';
 import { LiveView } from './live-view.ts';
 import { NetPolicy } from './net-policy.ts';
 import { Profiles } from './profiles.ts';
@@ -564,46 +565,7 @@ function refuseUpgrade(socket: Duplex, error: ApiError): void {
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   socket.end(
-    `HTTP/1.1 ${error.status} ${statusText(error.status)}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
   );
-}
-
-function statusText(status: number): string {
-  const texts: Record<number, string> = {
-    401: 'Unauthorized',
-    403: 'Forbidden',
-    404: 'Not Found',
-    410: 'Gone',
-    429: 'Too Many Requests',
-  };
-  return texts[status] ?? 'Error';
-}
-
-/**
- * Leaders of the process groups started for sessions under `root`: browsers (their profile
- * folder is there) and execute runs (their scratch folder is). Helpers die with their group.
- */
-function leftoverProcesses(root: string): number[] {
-  const folders = [`--user-data-dir=${root}${path.sep}`, `--allow-fs-write=${root}${path.sep}`];
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = readCmdline(Number(entry));
-    if (
-      cmdline?.some((arg) => folders.some((f) => arg.startsWith(f))) &&
-      !cmdline.some((arg) => arg.startsWith('--type='))
-    ) {
-      pids.push(Number(entry));
-    }
-  }
-  return pids;
-}
-
-function readCmdline(pid: number): string[] | undefined {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return undefined;
-  }
 }
