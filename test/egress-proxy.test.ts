@@ -13,10 +13,23 @@ const answers: Record<string, string> = {
 };
 
 describe('the egress proxy faced with hostile answers and requests', () => {
+  /** Connections to /stream, an answer that never ends, still open. */
+  let streaming = 0;
   const origin = net.createServer((socket) => {
+    socket.on('error', () => {});
     socket.once('data', (data) => {
       const path = /^GET (\S+)/.exec(data.toString())?.[1] ?? '';
-      socket.end(answers[path] ?? 'HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+      if (path !== '/stream') {
+        socket.end(answers[path] ?? 'HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
+      streaming++;
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+      const timer = setInterval(() => socket.write('1\r\nx\r\n'), 20);
+      socket.once('close', () => {
+        clearInterval(timer);
+        streaming--;
+      });
     });
   });
   const proxy = new EgressProxy(new NetPolicy(['127.0.0.1']));
@@ -74,6 +87,29 @@ describe('the egress proxy faced with hostile answers and requests', () => {
       assert.match(answer.body, /Quire egress proxy: /, path);
     }
     assert.deepEqual(await get('/ok'), { status: 200, body: 'ok' });
+  });
+
+  it('closes the origin connection when the browser leaves an answer that never ends', async () => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get({
+          host: '127.0.0.1',
+          port: proxyPort,
+          path: `http://127.0.0.1:${originPort}/stream`,
+          agent: false,
+        });
+        req.on('response', (res) =>
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          }),
+        );
+        req.on('error', reject);
+      });
+    }
+    const deadline = Date.now() + 5_000;
+    while (streaming > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(streaming, 0);
   });
 
   it('refuses CONNECT to a port out of range, and goes on serving', async () => {

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
+import { type Duplex, pipeline } from 'node:stream';
 import { isBlockedAddress, type NetPolicy } from './net-policy.ts';
 
 /** Hop-by-hop and proxy headers that are not passed on to the origin. */
@@ -121,13 +121,15 @@ export class EgressProxy {
           .end(`Quire egress proxy: ${(error as Error).message}\n`);
         return;
       }
-      answer.pipe(res);
+      // pipeline, not pipe: a browser leaving mid-answer (a long poll, an event stream) also
+      // closes the connection to the origin, which pipe would leave open for good.
+      pipeline(answer, res, () => {});
     });
     upstream.on('error', (error) => {
       if (res.headersSent) res.destroy();
       else res.writeHead(502, { 'content-type': 'text/plain' }).end(`Quire egress proxy: ${error.message}\n`);
     });
-    req.pipe(upstream);
+    pipeline(req, upstream, () => {});
   }
 
   private async tunnel(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
