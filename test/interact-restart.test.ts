@@ -72,3 +72,17 @@ describe('interact sessions across a server crash', () => {
     }
   });
 });
+
+describe('interact session configuration', () => {
+  it('refuses to start with a session secret short enough to be guessed from a view token', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-secret-'));
+    try {
+      await assert.rejects(
+        startServer({ QUIRE_DATA_DIR: dataDir, QUIRE_SESSION_SECRET: 'hunter2' }),
+        /at least 32 characters\n.*at QUIRE_SESSION_SECRET/,
+      );
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
