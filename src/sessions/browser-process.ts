@@ -32,7 +32,7 @@ const STDERR_TAIL = 4096;
  * every request, loopback included, through the egress proxy, and keep WebRTC from going around
  * it over UDP.
  */
-export function chromiumArgs(opts: LaunchOptions): string[] {
+function chromiumArgs(opts: LaunchOptions): string[] {
   const args = [
     '--headless',
     '--remote-debugging-address=127.0.0.1',
@@ -126,11 +126,6 @@ export class BrowserProcess {
       if (child.pid !== undefined) killGroup(child.pid);
       throw error;
     }
-  }
-
-  /** Kill the whole process group now. */
-  kill(): void {
-    killGroup(this.pid);
   }
 
   /**

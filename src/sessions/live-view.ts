@@ -78,10 +78,6 @@ export class LiveView {
     await this.cdp.send('Target.setDiscoverTargets', { discover: true });
   }
 
-  get viewerCount(): number {
-    return this.viewers.size;
-  }
-
   add(socket: WebSocket, interactive: boolean): void {
     const viewer = { socket, interactive };
     this.viewers.add(viewer);

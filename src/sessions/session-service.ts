@@ -80,9 +80,10 @@ const gone = () => new ApiError(410, undefined, 'Browser session has been destro
 const tabSchemes = /^(https?|data|blob|about|chrome-error):/;
 
 /**
- * Interact sessions on this node: admission (caps, free memory), one Chromium process group and
- * folder per session, the timers that end them (ttl, activityTtl) so their status is always
- * current, the CDP relay and live view sockets, execute, and clean-up after crashes and restarts.
+ * Interact sessions on this node: one Chromium process group and folder per session, started
+ * once Admission lets it and ended by its SessionClock (ttl, activityTtl), a DELETE, a crash or
+ * shutdown; the CDP relay and live view sockets its tokens open, execute, and clean-up after a
+ * crashed run.
  */
 export class SessionService {
   private readonly store: Store;
