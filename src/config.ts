@@ -79,11 +79,14 @@ export const configSchema = z.object({
     .stringbool()
     .default(false)
     .describe("Turns on POST /v2/interact/{id}/execute, which runs the caller's Node code on this host."),
-  QUIRE_SESSION_SECRET: stringVar(
-    '',
-    'Secret the session tokens in cdpUrl and live view URLs are derived from; empty: one is generated into the data folder.',
-    true,
-  ),
+  // A view token is an HMAC of the session id under this secret, and both are in the live view
+  // URL handed to watchers: a guessable secret would be found offline and open CDP.
+  QUIRE_SESSION_SECRET: z
+    .union([z.literal(''), z.string().min(32, { error: 'must be at least 32 characters' })])
+    .default('')
+    .describe(
+      'Secret (at least 32 characters) the session tokens in cdpUrl and live view URLs are derived from; empty: a random one is generated into the data folder.',
+    ),
 });
 
 export type Config = z.infer<typeof configSchema> & { dbPath: string };

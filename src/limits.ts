@@ -221,6 +221,12 @@ export const limits = {
    * chunks run to tens of MB; Chromium itself caps its messages at 256 MiB.
    */
   cdpBrowserMessageBytes: 256 * MiB,
+  /**
+   * Bytes queued to one CDP client before the relay stops reading from the browser for it: a
+   * busy page's events for a second or more; a client that does not read would otherwise grow
+   * Quire's memory by tens of MB a second (measured: 40 MB/s from a page logging 1 MB lines).
+   */
+  cdpClientBufferedBytes: 16 * MiB,
   /** WebSocket clients of a session (CDP relay and live viewers each); more is a runaway loop. */
   sessionSockets: 64,
   /** Ping interval of relay and viewer sockets, so idle proxies between do not drop them. */
@@ -235,6 +241,14 @@ export const limits = {
    * neither holds memory nor slows the others: about ten frames at the screencast's size.
    */
   viewerBufferedBytes: 2 * MiB,
+  /** Text one paste from an interactive live viewer may insert: a long form answer or a page of text. */
+  livePasteChars: 100_000,
+  /**
+   * One message from a live viewer: input events are tiny, a paste is at most livePasteChars
+   * at 6 bytes each as JSON escapes. The socket is closed past it, so a holder of the view
+   * token cannot make the server parse CDP-sized messages.
+   */
+  viewerMessageBytes: 1 * MiB,
   /** Screencast frame size and JPEG quality: readable text at a few hundred kB/s. */
   screencastMaxWidth: 1280,
   screencastMaxHeight: 960,

@@ -48,6 +48,7 @@ describe('HTTP basics', () => {
       [30, 3600, 600],
     );
     assert.ok(doc.paths['/v2/interact'].get && doc.paths['/v2/interact/{id}/execute'].post);
+    assert.ok(doc.paths['/v2/interact/profiles/{name}'].delete);
   });
 
   describe('authentication', () => {

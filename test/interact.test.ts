@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -42,6 +43,8 @@ async function openLiveSocket(pageUrl: string): Promise<{ ws: WebSocket; message
 
 describe('interact sessions', () => {
   const server = useServer({
+    // Info logs the requests, where the tokens must not show.
+    QUIRE_LOG_LEVEL: 'info',
     QUIRE_SESSIONS_ALLOWED_HOSTS: '127.0.0.1',
     QUIRE_SESSIONS_EXECUTE: 'true',
     QUIRE_SESSIONS_PER_TEAM: '4',
@@ -150,6 +153,103 @@ describe('interact sessions', () => {
     );
     await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     assert.equal(await refusal(created.cdpUrl), 410);
+  });
+
+  it('survives WebSocket upgrades to unparsable addresses and clients that reset while answered', async () => {
+    const { port } = new URL(server().url);
+    /** The status line answering an upgrade request for `target`; reset after `resetMs` if given. */
+    const upgrade = (target: string, resetMs?: number) =>
+      new Promise<string>((resolve) => {
+        let answer = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `GET ${target} HTTP/1.1\r\nhost: quire\r\nconnection: upgrade\r\nupgrade: websocket\r\n` +
+              'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+          );
+          if (resetMs !== undefined) setTimeout(() => socket.resetAndDestroy(), resetMs);
+        });
+        socket.on('data', (data) => {
+          answer += data;
+        });
+        socket.on('error', () => {});
+        socket.once('close', () => resolve(answer.split('\r\n')[0]!));
+      });
+    assert.equal(await upgrade('http://['), 'HTTP/1.1 404 Not Found');
+    for (let i = 0; i < 20; i++) {
+      await upgrade('/v2/interact/01a20f91-16f2-7233-bea2-13a6e9b4b7e1/cdp?token=x', i % 4);
+    }
+    assert.equal((await api(server(), 'GET', '/v2/interact')).status, 200);
+  });
+
+  it('keeps session tokens out of the request log', async () => {
+    const created = await createSession(server());
+    try {
+      const version = await fetch(
+        `${created.cdpUrl.replace(/^ws/, 'http').replace('/cdp?', '/cdp/json/version?')}`,
+      );
+      assert.equal(version.status, 200);
+      assert.equal((await fetch(created.liveViewUrl)).status, 200);
+      const tokens = [created.cdpUrl, created.liveViewUrl].map((u) => new URL(u).searchParams.get('token')!);
+      const logged = new RegExp(`/v2/interact/${created.id}/live\\?token=\\[redacted\\]`);
+      // The server's output reaches this process a moment after the answer.
+      await waitFor(
+        'the request log',
+        async () => (logged.test(server().output()) ? true : undefined),
+        5_000,
+      );
+      for (const token of tokens) assert.equal(server().output().includes(token), false);
+    } finally {
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
+  });
+
+  it('a CDP client that stops reading does not grow the server’s memory, and gets everything once it reads', async () => {
+    const created = await createSession(server());
+    const ws = new WebSocket(created.cdpUrl, { maxPayload: 0 });
+    const replies = new Map<number, Record<string, any>>();
+    let logged = 0;
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      if (typeof message.id === 'number') replies.set(message.id, message);
+      else if (message.method === 'Runtime.consoleAPICalled') logged++;
+    });
+    let nextId = 0;
+    const request = (method: string, params: object, sessionId?: string) => {
+      ws.send(JSON.stringify({ id: ++nextId, method, params, sessionId }));
+      return nextId;
+    };
+    const reply = (id: number) => waitFor(`reply ${id}`, async () => replies.get(id), 10_000);
+    const send = (method: string, params: object, sessionId?: string) =>
+      reply(request(method, params, sessionId));
+    const rssMb = () =>
+      (Number(fs.readFileSync(`/proc/${server().process.pid}/statm`, 'utf8').split(' ')[1]) * 4096) / 2 ** 20;
+    try {
+      await new Promise((resolve) => ws.once('open', resolve));
+      const { result } = await send('Target.getTargets', {});
+      const { targetId } = result.targetInfos.find((t: { type: string }) => t.type === 'page');
+      const { sessionId } = (await send('Target.attachToTarget', { targetId, flatten: true })).result;
+      await send('Runtime.enable', {}, sessionId);
+      // 100 console lines of 1 MB each while this client reads nothing.
+      ws.pause();
+      const before = rssMb();
+      const flood = request(
+        'Runtime.evaluate',
+        { expression: "const line = 'x'.repeat(1e6); for (let i = 0; i < 100; i++) console.log(line)" },
+        sessionId,
+      );
+      let peak = before;
+      for (let i = 0; i < 15; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        peak = Math.max(peak, rssMb());
+      }
+      assert.ok(peak - before < 48, `the server grew by ${Math.round(peak - before)} MB`);
+      ws.resume();
+      await reply(flood);
+      await waitFor('every console line', async () => (logged === 100 ? true : undefined), 10_000);
+    } finally {
+      ws.close();
+      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+    }
   });
 
   it('lists the team’s sessions newest first, filters by status, shows one, and deletes idempotently', async () => {
@@ -288,6 +388,38 @@ describe('interact sessions', () => {
       assert.equal(fs.readFileSync(saved, 'utf8'), 'downloaded bytes');
       assert.deepEqual(fs.readdirSync(elsewhere), []);
       fs.rmSync(elsewhere, { recursive: true });
+      // The browser's own default folder is in the session's folder too, not the service user's home.
+      await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'default' });
+      const name = `quire-default-${created.id}.txt`;
+      await page.goto(`${site()}/download?name=${name}`).catch(() => {});
+      const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
+      await waitFor(
+        'the download to the default folder',
+        async () =>
+          (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith(name))
+            ? true
+            : undefined,
+        10_000,
+      );
+      assert.equal(fs.existsSync(path.join(os.homedir(), 'Downloads', name)), false);
+
+      // A CDP message wrapped in another, and ports opened on the host, are refused too.
+      const { targetInfo } = await cdp.send('Target.getTargetInfo');
+      const { sessionId } = await browserCdp.send('Target.attachToTarget', {
+        targetId: targetInfo.targetId,
+        flatten: false,
+      });
+      await assert.rejects(
+        browserCdp.send('Target.sendMessageToTarget', {
+          sessionId,
+          message: JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'file:///etc/passwd' } }),
+        }),
+        /Quire refused Target\.sendMessageToTarget/,
+      );
+      await assert.rejects(
+        browserCdp.send('Tethering.bind', { port: 9555 }),
+        /Quire refused Tethering\.bind/,
+      );
     } finally {
       await browser.close();
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
@@ -335,6 +467,18 @@ describe('interact sessions', () => {
         5_000,
       );
       assert.equal(await page.textContent('#out'), 'not pressed');
+      // A broken frame closes that viewer's socket, and only that.
+      const broken = await openLiveSocket(created.liveViewUrl);
+      const brokenClosed = new Promise<number>((resolve) => broken.ws.once('close', resolve));
+      broken.ws.send(Buffer.from([0xff, 0xfe]), { binary: false });
+      assert.equal(await brokenClosed, 1007);
+      // Nor may it send the large messages CDP clients may: the socket is closed.
+      const oversized = await openLiveSocket(created.liveViewUrl);
+      const closed = new Promise<number>((resolve) => oversized.ws.once('close', resolve));
+      // The server may reset the connection while the message is still being sent.
+      oversized.ws.on('error', () => {});
+      oversized.ws.send(JSON.stringify({ type: 'paste', text: 'x'.repeat(2 ** 21) }));
+      assert.ok([1009, 1006].includes(await closed));
 
       const control = await openLiveSocket(created.interactiveLiveViewUrl);
       await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'), 5_000);
@@ -532,6 +676,15 @@ describe('interact sessions', () => {
     }
     assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 200);
     assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/shop')).status, 404);
+
+    // The longest name a profile may have, in letters that take several bytes, can be deleted too.
+    const long = 'ü€'.repeat(64);
+    const saved = await createSession(server(), { profile: { name: long } });
+    await api(server(), 'DELETE', `/v2/interact/${saved.id}`);
+    assert.equal(
+      (await api(server(), 'DELETE', `/v2/interact/profiles/${encodeURIComponent(long)}`)).status,
+      200,
+    );
   });
 
   it('a browser that dies marks its session destroyed with the reason', async () => {

@@ -21,6 +21,9 @@ describe('what a browser session may reach', () => {
       '::ffff:a9fe:a9fe',
       '64:ff9b::10.0.0.1',
       '2002:7f00:1::',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b:1::a00:1',
     ]) {
       assert.equal(isBlockedAddress(address), true, address);
     }

@@ -127,7 +127,21 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
       get: {
         operationId: 'getInteractSession',
         parameters: id,
-        responses: { '200': { description: 'The session', content: json(session) }, ...sessionErrors },
+        responses: {
+          '200': {
+            description: 'The session, with when it expires and, once ended, when and why',
+            content: json(
+              object({
+                success: boolean,
+                ...sessionFields,
+                expiresAt: { type: 'string', format: 'date-time' },
+                closedAt: { type: ['string', 'null'], format: 'date-time' },
+                closeReason: { type: ['string', 'null'] },
+              }),
+            ),
+          },
+          ...sessionErrors,
+        },
       },
       delete: {
         operationId: 'deleteInteractSession',
@@ -165,6 +179,18 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
           },
           ...sessionErrors,
           '410': { description: 'Browser session has been destroyed.', content: json(errorBody()) },
+        },
+      },
+    },
+    '/v2/interact/profiles/{name}': {
+      delete: {
+        operationId: 'deleteInteractProfile',
+        summary: "Delete one of the team's saved profiles",
+        parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'Deleted', content: json(object({ success: boolean })) },
+          '404': { description: 'Profile not found.', content: json(errorBody()) },
+          '409': { description: 'An active session uses the profile', content: json(errorBody()) },
         },
       },
     },

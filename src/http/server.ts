@@ -33,8 +33,22 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     logger: {
       level: deps.config.QUIRE_LOG_LEVEL,
       redact: ['req.headers.authorization'],
+      serializers: {
+        // Fastify's own fields, but session URLs carry their token in the query: a log that
+        // shows it opens the session, which storing only its hash is meant to prevent.
+        req: (req) => ({
+          method: req.method,
+          url: req.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]'),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
     },
     bodyLimit: limits.jsonBodyBytes,
+    // Path parameters as sent, percent-encoded: a profile name of profileNameChars UTF-16 units
+    // takes up to 9 characters each (3 UTF-8 bytes as %XX), past Fastify's default of 100.
+    maxParamLength: limits.profileNameChars * 9,
     // Accept a caller's request id (so logs join up across services), else make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -10,6 +10,12 @@ export interface LaunchOptions {
   userDataDir: string;
   /** Port of the egress proxy every request of this browser goes through. */
   proxyPort: number;
+  /**
+   * The browser's HOME, in the session's folder: what Chromium keeps there (downloads when a
+   * client asks for the `default` download behaviour, crash reports, the NSS database) would
+   * otherwise land in the service user's home, shared by every session.
+   */
+  homeDir: string;
 }
 
 export interface BrowserExit {
@@ -26,7 +32,7 @@ const STDERR_TAIL = 4096;
  * every request, loopback included, through the egress proxy, and keep WebRTC from going around
  * it over UDP.
  */
-export function chromiumArgs(opts: LaunchOptions): string[] {
+function chromiumArgs(opts: LaunchOptions): string[] {
   const args = [
     '--headless',
     '--remote-debugging-address=127.0.0.1',
@@ -80,9 +86,13 @@ export class BrowserProcess {
   static async launch(opts: LaunchOptions): Promise<BrowserProcess> {
     const portFile = path.join(opts.userDataDir, 'DevToolsActivePort');
     fs.rmSync(portFile, { force: true });
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: opts.homeDir };
+    // Chromium prefers these to HOME for its folders (and the file naming the download folder).
+    for (const name of ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']) delete env[name];
     const child = spawn(opts.executable, chromiumArgs(opts), {
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
+      env,
     });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -116,11 +126,6 @@ export class BrowserProcess {
       if (child.pid !== undefined) killGroup(child.pid);
       throw error;
     }
-  }
-
-  /** Kill the whole process group now. */
-  kill(): void {
-    killGroup(this.pid);
   }
 
   /**

@@ -32,11 +32,14 @@ const refusedMethods: Record<string, string> = {
   'Browser.crashGpuProcess': 'it would crash the browser',
   'Browser.executeBrowserCommand': 'browser commands are not available in sessions',
   'Target.exposeDevToolsProtocol': 'it would give page scripts an unfiltered CDP connection',
+  'Target.sendMessageToTarget':
+    'the message inside it would pass unchecked; attach with flatten: true and send with a sessionId instead',
   'Target.setRemoteLocations': 'it would make the browser connect to other hosts',
 };
 const refusedDomains: Record<string, string> = {
   Extensions: 'extensions are loaded from files on the host',
   PWA: 'installing web apps reads bundles from the host',
+  Tethering: 'it opens listening ports on the host',
 };
 
 /** Methods whose `url` parameter makes the browser load something. */

@@ -29,8 +29,16 @@ export function relayCdp(client: WebSocket, endpoint: string, scope: FirewallSco
   upstream.on('open', () => {
     for (const text of queued.splice(0)) upstream.send(text);
   });
+  // A client that stops reading would have Quire queue the browser's output without end: stop
+  // reading from the browser for it until it catches up (the browser then queues, and drops the
+  // connection past its own cap).
+  const resumeIfDrained = () => {
+    if (upstream.isPaused && client.bufferedAmount <= limits.cdpClientBufferedBytes / 2) upstream.resume();
+  };
   upstream.on('message', (data, isBinary) => {
-    if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
+    if (client.readyState !== WebSocket.OPEN) return;
+    client.send(data, { binary: isBinary }, resumeIfDrained);
+    if (client.bufferedAmount > limits.cdpClientBufferedBytes && !upstream.isPaused) upstream.pause();
   });
   upstream.on('close', () => closeBoth(1011, 'the browser closed the connection'));
   upstream.on('error', () => closeBoth(1011, 'the browser is not reachable'));

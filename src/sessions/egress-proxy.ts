@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
+import { type Duplex, pipeline } from 'node:stream';
 import { isBlockedAddress, type NetPolicy } from './net-policy.ts';
 
 /** Hop-by-hop and proxy headers that are not passed on to the origin. */
@@ -109,20 +109,34 @@ export class EgressProxy {
       for (const [name, value] of Object.entries(answer.headers)) {
         if (!dropHeaders.has(name) && value !== undefined) back[name] = value;
       }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
-      answer.pipe(res);
+      try {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
+      } catch (error) {
+        // Node's parser lets through what its writer refuses (status 000, control characters
+        // in the reason phrase): any site could otherwise throw here, outside every handler.
+        // The refused reason phrase stays on `res` unless another is given.
+        answer.destroy();
+        res
+          .writeHead(502, 'Bad Gateway', { 'content-type': 'text/plain' })
+          .end(`Quire egress proxy: ${(error as Error).message}\n`);
+        return;
+      }
+      // pipeline, not pipe: a browser leaving mid-answer (a long poll, an event stream) also
+      // closes the connection to the origin, which pipe would leave open for good.
+      pipeline(answer, res, () => {});
     });
     upstream.on('error', (error) => {
       if (res.headersSent) res.destroy();
       else res.writeHead(502, { 'content-type': 'text/plain' }).end(`Quire egress proxy: ${error.message}\n`);
     });
-    req.pipe(upstream);
+    pipeline(req, upstream, () => {});
   }
 
   private async tunnel(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     this.track(client);
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
-    if (!match) {
+    // net.connect throws on a port past 65535, which would be an unhandled rejection here.
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
       return;
     }

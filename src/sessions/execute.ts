@@ -66,6 +66,8 @@ export function runExecute(opts: {
       runner,
     ],
     {
+      // Its own process group, as the browsers: a restart after a crash finds and kills it.
+      detached: true,
       cwd: opts.scratchDir,
       env: {
         PATH: process.env.PATH ?? '',

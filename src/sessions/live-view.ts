@@ -35,7 +35,7 @@ const viewerMessage = z.discriminatedUnion('type', [
     keyCode: z.number().int().min(0).max(255).default(0),
     modifiers,
   }),
-  z.object({ type: z.literal('paste'), text: z.string().max(100_000) }),
+  z.object({ type: z.literal('paste'), text: z.string().max(limits.livePasteChars) }),
   z.object({ type: z.literal('tab'), targetId: z.string().max(64) }),
 ]);
 type ViewerMessage = z.infer<typeof viewerMessage>;
@@ -78,10 +78,6 @@ export class LiveView {
     await this.cdp.send('Target.setDiscoverTargets', { discover: true });
   }
 
-  get viewerCount(): number {
-    return this.viewers.size;
-  }
-
   add(socket: WebSocket, interactive: boolean): void {
     const viewer = { socket, interactive };
     this.viewers.add(viewer);
@@ -99,6 +95,9 @@ export class LiveView {
       if (isBinary) return;
       this.onViewerMessage(viewer, data.toString());
     });
+    // ws reports a peer's protocol error (bad UTF-8, an oversized message) as 'error' and closes
+    // the socket itself; unheard, the error would end the process.
+    socket.on('error', () => {});
     socket.once('close', () => {
       this.viewers.delete(viewer);
       if (this.viewers.size === 0) {

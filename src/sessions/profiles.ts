@@ -40,13 +40,9 @@ export class Profiles {
   }
 
   /** Names become hashes, never paths, so no name can point outside the folder. */
-  dir(team: string, name: string): string {
+  private dir(team: string, name: string): string {
     const key = createHash('sha256').update(`${team}\n${name}`).digest('hex').slice(0, 40);
     return path.join(this.root, key);
-  }
-
-  exists(team: string, name: string): boolean {
-    return fs.existsSync(this.dir(team, name));
   }
 
   /** Copy the saved profile (if any) into a fresh session's user-data-dir. */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import os from 'node:os';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -9,15 +8,18 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { limits } from '../limits.ts';
 import type { SessionRecord, SessionStatus, Store } from '../store/store.ts';
+import { Admission } from './admission.ts';
 import { BrowserProcess, killGroup } from './browser-process.ts';
 import { CdpClient, type CdpEvent } from './cdp-client.ts';
 import type { FirewallScope } from './cdp-firewall.ts';
 import { relayCdp } from './cdp-relay.ts';
 import { EgressProxy } from './egress-proxy.ts';
 import { type ExecuteResult, runExecute } from './execute.ts';
+import { leftoverProcesses } from './leftovers.ts';
 import { LiveView } from './live-view.ts';
 import { NetPolicy } from './net-policy.ts';
 import { Profiles } from './profiles.ts';
+import { SessionClock } from './session-clock.ts';
 import { matchToken, SessionTokens, type TokenScope, UUID, uuidv7 } from './tokens.ts';
 
 export interface Logger {
@@ -64,9 +66,7 @@ interface Held {
   browser: BrowserProcess | undefined;
   cdp: CdpClient | undefined;
   live: LiveView | undefined;
-  lastActivityMs: number;
-  flushTimer: NodeJS.Timeout | undefined;
-  expiryTimer: NodeJS.Timeout | undefined;
+  clock: SessionClock;
   sockets: Set<WebSocket>;
   executions: Set<() => void>;
   ending: Promise<void> | undefined;
@@ -79,12 +79,11 @@ const gone = () => new ApiError(410, undefined, 'Browser session has been destro
 /** Schemes a tab may show; anything else got past the relay somehow and is closed. */
 const tabSchemes = /^(https?|data|blob|about|chrome-error):/;
 
-const MiB = 1024 * 1024;
-
 /**
- * Interact sessions on this node: admission (caps, free memory), one Chromium process group and
- * folder per session, the timers that end them (ttl, activityTtl) so their status is always
- * current, the CDP relay and live view sockets, execute, and clean-up after crashes and restarts.
+ * Interact sessions on this node: one Chromium process group and folder per session, started
+ * once Admission lets it and ended by its SessionClock (ttl, activityTtl), a DELETE, a crash or
+ * shutdown; the CDP relay and live view sockets its tokens open, execute, and clean-up after a
+ * crashed run.
  */
 export class SessionService {
   private readonly store: Store;
@@ -95,10 +94,15 @@ export class SessionService {
   private readonly profiles: Profiles;
   private readonly runRoot: string;
   private readonly held = new Map<string, Held>();
-  private readonly starting = new Map<string, number>();
-  private readonly sockets = new WebSocketServer({
+  private readonly admission: Admission;
+  private readonly cdpSockets = new WebSocketServer({
     noServer: true,
     maxPayload: limits.cdpClientMessageBytes,
+    perMessageDeflate: false,
+  });
+  private readonly viewerSockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.viewerMessageBytes,
     perMessageDeflate: false,
   });
   private proxyPort = 0;
@@ -109,6 +113,7 @@ export class SessionService {
   constructor(store: Store, config: Config) {
     this.store = store;
     this.config = config;
+    this.admission = new Admission(config);
     this.log = { info() {}, warn() {}, error() {} };
     this.tokens = SessionTokens.load(config.QUIRE_SESSION_SECRET, config.QUIRE_DATA_DIR);
     this.policy = new NetPolicy(
@@ -135,29 +140,24 @@ export class SessionService {
   // ---------------------------------------------------------------- start-up
 
   /**
-   * A previous run that stopped without ending its sessions (crash, kill -9) left browsers and
-   * folders behind: kill the browsers (found by their profile folder on the command line, which
-   * only our launches have, never by name), mark their sessions destroyed and remove the folders.
+   * A previous run that stopped without ending its sessions (crash, kill -9) left browsers,
+   * execute processes and folders behind: kill them (found by their session folder on the
+   * command line, which only our launches have, never by name), mark their sessions destroyed
+   * and remove the folders.
    */
   private async cleanUpLeftovers(): Promise<void> {
     fs.mkdirSync(this.runRoot, { recursive: true });
     this.profiles.recover();
-    const killed = new Set<number>();
-    for (const pid of browsersUnder(this.runRoot)) {
-      killGroup(pid);
-      killed.add(pid);
-    }
+    const killed = leftoverProcesses(this.runRoot);
+    for (const pid of killed) killGroup(pid);
     const now = new Date().toISOString();
     for (const record of await this.store.listActiveSessions(this.config.QUIRE_NODE_ID)) {
-      if (record.pid !== null && !killed.has(record.pid) && isBrowserOf(record.pid, this.runRoot)) {
-        killGroup(record.pid);
-      }
       await this.store.markSessionDestroyed(record.id, now, 'the server restarted while the session ran');
     }
     for (const entry of fs.readdirSync(this.runRoot)) {
       fs.rmSync(path.join(this.runRoot, entry), { recursive: true, force: true });
     }
-    if (killed.size > 0) this.log.warn({ pids: [...killed] }, 'killed browsers left by a previous run');
+    if (killed.length > 0) this.log.warn({ pids: killed }, 'killed processes left by a previous run');
   }
 
   // ---------------------------------------------------------------- create
@@ -167,16 +167,14 @@ export class SessionService {
     input: CreateInput,
     base: PublicBase,
   ): Promise<SessionUrls & { id: string; expiresAt: string }> {
-    this.admit(team);
-    // Counted from admission until the session is held, so concurrent creates see each other.
-    this.starting.set(team, (this.starting.get(team) ?? 0) + 1);
+    if (this.closed) throw new ApiError(503, undefined, 'The server is shutting down.');
+    const teamHeld = [...this.held.values()].filter((h) => h.record.team === team && !h.ending).length;
+    const release = this.admission.admit(team, { node: this.held.size, team: teamHeld });
     let held: Held;
     try {
       held = await this.register(team, input);
     } finally {
-      const left = (this.starting.get(team) ?? 1) - 1;
-      if (left === 0) this.starting.delete(team);
-      else this.starting.set(team, left);
+      release();
     }
     const { id } = held.record;
     try {
@@ -190,7 +188,7 @@ export class SessionService {
         `The browser for this session did not start: ${(error as Error).message}`,
       );
     }
-    this.schedule(held);
+    held.clock.start();
     return { id, ...this.urls(id, base), expiresAt: held.record.expiresAt };
   }
 
@@ -235,9 +233,13 @@ export class SessionService {
       browser: undefined,
       cdp: undefined,
       live: undefined,
-      lastActivityMs: now.getTime(),
-      flushTimer: undefined,
-      expiryTimer: undefined,
+      clock: new SessionClock(record, {
+        expire: (reason) => void this.end(held, reason),
+        flush: () =>
+          this.store
+            .touchSession(id, record.lastActivity)
+            .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded')),
+      }),
       sockets: new Set(),
       executions: new Set(),
       ending: undefined,
@@ -247,51 +249,11 @@ export class SessionService {
     return held;
   }
 
-  /** 429 before anything is launched when this node or the team is at its cap or memory is short. */
-  private admit(team: string): void {
-    if (this.closed) throw new ApiError(503, undefined, 'The server is shutting down.');
-    const max = this.config.QUIRE_SESSIONS_MAX;
-    if (max === 0) {
-      throw new ApiError(
-        503,
-        undefined,
-        'Browser sessions are turned off on this server (QUIRE_SESSIONS_MAX=0).',
-      );
-    }
-    const starting = [...this.starting.values()].reduce((a, b) => a + b, 0);
-    if (this.held.size + starting >= max) {
-      throw new ApiError(
-        429,
-        undefined,
-        `This server holds its maximum number of concurrent browser sessions (${max}). Please retry after a session ends.`,
-        { headers: { 'retry-after': '30' } },
-      );
-    }
-    const perTeam = this.config.QUIRE_SESSIONS_PER_TEAM;
-    const teamHeld = [...this.held.values()].filter((h) => h.record.team === team && !h.ending).length;
-    if (teamHeld + (this.starting.get(team) ?? 0) >= perTeam) {
-      throw new ApiError(
-        429,
-        undefined,
-        `You have reached the maximum number of concurrent browser sessions (${perTeam}). Delete a session or wait for one to expire.`,
-        { headers: { 'retry-after': '30' } },
-      );
-    }
-    const freeMb = Math.floor(os.freemem() / MiB);
-    if (freeMb < this.config.QUIRE_SESSIONS_MIN_FREE_MB) {
-      throw new ApiError(
-        429,
-        undefined,
-        `Not enough free memory to start another browser session (${freeMb} MB free, ${this.config.QUIRE_SESSIONS_MIN_FREE_MB} MB kept). Please retry later.`,
-        { headers: { 'retry-after': '30' } },
-      );
-    }
-  }
-
   private async launch(held: Held): Promise<void> {
     const { record, scope } = held;
     const userDataDir = path.join(held.dir, 'profile');
-    for (const dir of [userDataDir, scope.downloadsDir, scope.uploadsDir]) {
+    const homeDir = path.join(held.dir, 'home');
+    for (const dir of [userDataDir, homeDir, scope.downloadsDir, scope.uploadsDir]) {
       await fs.promises.mkdir(dir, { recursive: true });
     }
     if (record.profileName) await this.profiles.restore(record.team, record.profileName, userDataDir);
@@ -299,6 +261,7 @@ export class SessionService {
       executable: this.config.QUIRE_CHROMIUM_PATH,
       userDataDir,
       proxyPort: this.proxyPort,
+      homeDir,
     });
     held.browser = browser;
     record.pid = browser.pid;
@@ -312,7 +275,7 @@ export class SessionService {
     const cdp = await CdpClient.connect(browser.wsEndpoint);
     held.cdp = cdp;
     cdp.on('event', (event: CdpEvent) => this.watchTabs(held, event));
-    held.live = new LiveView(cdp, () => this.touch(held));
+    held.live = new LiveView(cdp, () => held.clock.touch());
     await held.live.start();
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: scope.downloadsDir });
   }
@@ -330,41 +293,6 @@ export class SessionService {
     held.cdp?.send('Target.closeTarget', { targetId: info.targetId }).catch(() => {});
   }
 
-  // ---------------------------------------------------------------- timers and activity
-
-  /** One timer per session, at whichever comes first: ttl or activityTtl since the last activity. */
-  private schedule(held: Held): void {
-    clearTimeout(held.expiryTimer);
-    if (held.ending) return;
-    const expires = Date.parse(held.record.expiresAt);
-    const idle = held.lastActivityMs + held.record.activityTtlS * 1000;
-    held.expiryTimer = setTimeout(
-      () => {
-        const now = Date.now();
-        if (now >= expires) void this.end(held, `its ttl of ${held.record.ttlS} s ran out`);
-        else if (now >= held.lastActivityMs + held.record.activityTtlS * 1000) {
-          void this.end(held, `no activity for ${held.record.activityTtlS} s (activityTtl)`);
-        } else this.schedule(held);
-      },
-      Math.max(0, Math.min(expires, idle) - Date.now()),
-    );
-  }
-
-  private touch(held: Held): void {
-    held.lastActivityMs = Date.now();
-    held.record.lastActivity = new Date(held.lastActivityMs).toISOString();
-    held.flushTimer ??= setTimeout(() => {
-      held.flushTimer = undefined;
-      if (!held.ending) this.flushActivity(held);
-    }, limits.activityFlushMs);
-  }
-
-  private flushActivity(held: Held): void {
-    this.store
-      .touchSession(held.record.id, held.record.lastActivity)
-      .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded'));
-  }
-
   // ---------------------------------------------------------------- end
 
   /**
@@ -376,8 +304,7 @@ export class SessionService {
     held.ending ??= (async () => {
       const { record } = held;
       try {
-        clearTimeout(held.expiryTimer);
-        clearTimeout(held.flushTimer);
+        held.clock.stop();
         held.live?.end(reason);
         for (const socket of held.sockets) socket.close(1000, 'session destroyed');
         for (const kill of held.executions) kill();
@@ -416,8 +343,10 @@ export class SessionService {
     await Promise.all([...this.held.values()].map((h) => this.end(h, 'the server shut down')));
     // Upgraded sockets would hold the HTTP server's close open; a peer that is slow to answer
     // the close handshake is cut off.
-    for (const socket of this.sockets.clients) socket.terminate();
-    this.sockets.close();
+    for (const server of [this.cdpSockets, this.viewerSockets]) {
+      for (const socket of server.clients) socket.terminate();
+      server.close();
+    }
     await this.proxy.close();
   }
 
@@ -504,7 +433,7 @@ export class SessionService {
         `This session already runs ${limits.sessionExecutions} execute calls; wait for one to finish.`,
       );
     }
-    this.touch(held);
+    held.clock.touch();
     const result = await runExecute({
       code: body.code,
       timeoutS: body.timeout,
@@ -515,7 +444,7 @@ export class SessionService {
         return () => held.executions.delete(kill);
       },
     });
-    this.touch(held);
+    held.clock.touch();
     if (result.exitCode === 0 && !result.killed) return result;
     const error = result.killed
       ? held.ending
@@ -560,7 +489,7 @@ export class SessionService {
     const endpoint = new URL(held.browser!.wsEndpoint);
     const res = await fetch(`http://127.0.0.1:${endpoint.port}/json/version`);
     const version = (await res.json()) as Record<string, unknown>;
-    this.touch(held);
+    held.clock.touch();
     return { ...version, webSocketDebuggerUrl: this.urls(id, base).cdpUrl };
   }
 
@@ -574,10 +503,15 @@ export class SessionService {
    * The token is checked before the upgrade is accepted; refusals are plain HTTP answers.
    */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://upgrade.invalid');
-    const match = /^\/v2\/(?:interact|browser)\/([^/]+)\/(cdp|live\/ws)\/?$/.exec(url.pathname);
-    if (!match) {
-      refuseUpgrade(socket, new ApiError(404, 'NOT_FOUND', `No WebSocket endpoint at ${url.pathname}.`));
+    // Node hands over upgraded sockets without an 'error' listener: a client that resets the
+    // connection while its token is checked would otherwise end the process on our answer.
+    socket.on('error', () => socket.destroy());
+    // Node passes absolute-form targets through unparsed ("http://["): new URL would throw here.
+    const url = URL.parse(req.url ?? '/', 'http://upgrade.invalid');
+    const match = url && /^\/v2\/(?:interact|browser)\/([^/]+)\/(cdp|live\/ws)\/?$/.exec(url.pathname);
+    if (!url || !match) {
+      const where = url ? ` at ${url.pathname}` : ' at that address';
+      refuseUpgrade(socket, new ApiError(404, 'NOT_FOUND', `No WebSocket endpoint${where}.`));
       return;
     }
     const [, id, kind] = match as unknown as [string, string, string];
@@ -588,7 +522,8 @@ export class SessionService {
         if (held.sockets.size >= limits.sessionSockets) {
           throw new ApiError(429, undefined, `A session takes at most ${limits.sessionSockets} connections.`);
         }
-        this.sockets.handleUpgrade(req, socket, head, (ws) => {
+        const server = kind === 'cdp' ? this.cdpSockets : this.viewerSockets;
+        server.handleUpgrade(req, socket, head, (ws) => {
           if (held.ending) {
             ws.close(1000, 'session destroyed');
             return;
@@ -597,14 +532,14 @@ export class SessionService {
           ws.once('close', () => held.sockets.delete(ws));
           if (kind === 'cdp') {
             relayCdp(ws, held.browser!.wsEndpoint, held.scope, {
-              onActivity: () => this.touch(held),
+              onActivity: () => held.clock.touch(),
               onRefused: (method, reason) =>
                 this.log.info({ sessionId: id, method, reason }, 'CDP command refused'),
             });
           } else {
             held.live!.add(ws, scope === 'control');
           }
-          this.touch(held);
+          held.clock.touch();
         });
       })
       .catch((error: unknown) => {
@@ -631,46 +566,7 @@ function refuseUpgrade(socket: Duplex, error: ApiError): void {
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   socket.end(
-    `HTTP/1.1 ${error.status} ${statusText(error.status)}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
   );
-}
-
-function statusText(status: number): string {
-  const texts: Record<number, string> = {
-    401: 'Unauthorized',
-    403: 'Forbidden',
-    404: 'Not Found',
-    410: 'Gone',
-    429: 'Too Many Requests',
-  };
-  return texts[status] ?? 'Error';
-}
-
-/** Main processes of browsers whose profile is under `root` (their command line says so). */
-function browsersUnder(root: string): number[] {
-  const marker = `--user-data-dir=${root}${path.sep}`;
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    const cmdline = readCmdline(pid);
-    // Only group leaders: helpers die with their group.
-    if (cmdline?.some((arg) => arg.startsWith(marker)) && !cmdline.some((a) => a.startsWith('--type='))) {
-      pids.push(pid);
-    }
-  }
-  return pids;
-}
-
-function isBrowserOf(pid: number, root: string): boolean {
-  return readCmdline(pid)?.some((arg) => arg.startsWith(`--user-data-dir=${root}${path.sep}`)) ?? false;
-}
-
-function readCmdline(pid: number): string[] | undefined {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return undefined;
-  }
 }

@@ -18,7 +18,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** What a token lets its holder do: drive the browser, watch it, or watch and control it. */
 export type TokenScope = keyof SessionTokenHashes;
 
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /**
  * Session tokens are derived from a server secret, so lists can show a session's URLs again

@@ -53,7 +53,7 @@ export interface SessionRecord {
   profileWriter: boolean;
   /** The node whose browser this is, so a cluster can route the session's URLs to it. */
   nodeId: string;
-  /** The browser's process (group leader), once it runs; cleared nowhere so leftovers can be found. */
+  /** The browser's process (group leader), once it runs; kept after the end, to trace a session to it. */
   pid: number | null;
   closedAt: string | null;
   closeReason: string | null;

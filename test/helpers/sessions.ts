@@ -124,7 +124,7 @@ export function useTestSite(): () => string {
       case '/download':
         res.writeHead(200, {
           'content-type': 'application/octet-stream',
-          'content-disposition': 'attachment; filename="report.txt"',
+          'content-disposition': `attachment; filename="${url.searchParams.get('name') ?? 'report.txt'}"`,
         });
         res.end('downloaded bytes');
         return;
