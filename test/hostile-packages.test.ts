@@ -71,6 +71,14 @@ describe('hostile office packages', () => {
     assert.match(res.body.error, /nests elements deeper than 256/);
   });
 
+  it('reads past two million markup declarations in a sheet without quadratic scanning', async () => {
+    const rows = `${'<!x>'.repeat(2_000_000)}<row r="1"><c r="A1" t="inlineStr"><is><t>after them</t></is></c></row>`;
+    const file = xlsx([{ name: 'S', xml: worksheet(rows) }]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'declarations.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /after them/);
+  });
+
   it('refuses a package with tens of thousands of entries', async () => {
     const entries = Array.from({ length: 25_000 }, (_, i) => ({
       name: `junk/${i}.xml`,
