@@ -79,6 +79,14 @@ describe('hostile office packages', () => {
     assert.match(body.data.markdown, /after them/);
   });
 
+  it('reads an element with 400,000 attributes without quadratic duplicate checks', async () => {
+    const attributes = Array.from({ length: 400_000 }, (_, i) => ` a${i}="1"`).join('');
+    const file = docx(documentXml(`<w:p${attributes}><w:r><w:t>many attributes</w:t></w:r></w:p>`));
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'attributes.docx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /many attributes/);
+  });
+
   it('refuses a package with tens of thousands of entries', async () => {
     const entries = Array.from({ length: 25_000 }, (_, i) => ({
       name: `junk/${i}.xml`,

@@ -304,6 +304,9 @@ function refuseEntities(part: string): ConversionError {
  */
 const SCAN_BYTES = 32 * 1024 * 1024;
 
+/** Attributes of one element compared one by one for duplicates; more go into a set. */
+const SET_AFTER = 16;
+
 /** The scanner's tokens into the tree, stopping at the first thing saxes would call malformed. */
 function buildScanned(source: string | Uint8Array, tree: TreeBuilder, part: string): string | undefined {
   const x = typeof source === 'string' ? new XmlScanner(source, part) : scanXml(source, part);
@@ -317,9 +320,17 @@ function buildScanned(source: string | Uint8Array, tree: TreeBuilder, part: stri
       if (tree.depth === 1 && rootSeen) return 'documents may contain only one root';
       rootSeen = true;
       let count = 0;
+      let seen: Set<string> | undefined;
       const wellFormed = x.attributes((name, value) => {
-        // A name given twice: saxes calls that malformed, and so does this.
-        for (let i = 0; i < count; i++) if (names[i] === name) return false;
+        // A name given twice: saxes calls that malformed, and so does this. Past a few
+        // attributes a set does the looking, or a tag of thousands would take quadratic time.
+        if (count < SET_AFTER) {
+          for (let i = 0; i < count; i++) if (names[i] === name) return false;
+        } else {
+          seen ??= new Set(names.slice(0, count));
+          if (seen.has(name)) return false;
+          seen.add(name);
+        }
         names[count] = name;
         values[count++] = value;
         return true;
