@@ -87,6 +87,21 @@ describe('hostile office packages', () => {
     assert.match(body.data.markdown, /many attributes/);
   });
 
+  it('keeps namespace declarations on every level of a deep document cheap', async () => {
+    // 100 levels each declaring 12,000 prefixes: a copy of all declarations in scope per level
+    // would hold 60 million entries.
+    let open = '';
+    let close = '';
+    for (let level = 0; level < 100; level++) {
+      open += `<w:sdt${Array.from({ length: 12_000 }, (_, i) => ` xmlns:p${level}x${i}="urn:x"`).join('')}><w:sdtContent>`;
+      close = `</w:sdtContent></w:sdt>${close}`;
+    }
+    const file = docx(documentXml(`${open}${paragraph('declared deep')}${close}`));
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'namespaces.docx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /declared deep/);
+  });
+
   it('refuses a package with tens of thousands of entries', async () => {
     const entries = Array.from({ length: 25_000 }, (_, i) => ({
       name: `junk/${i}.xml`,

@@ -102,9 +102,12 @@ class Scope {
   private readonly elementNames = new Map<string, string>();
   private readonly attributeNames = new Map<string, string>();
   private readonly children = new Map<string, Scope>();
+  /** This scope's own declarations; the rest are the parent's (a copy each would cost depth x declarations). */
   private readonly uris: ReadonlyMap<string, string>;
-  constructor(uris: ReadonlyMap<string, string>) {
+  private readonly parent: Scope | undefined;
+  constructor(uris: ReadonlyMap<string, string>, parent?: Scope) {
     this.uris = uris;
+    this.parent = parent;
   }
 
   /**
@@ -121,13 +124,13 @@ class Scope {
     if (declarations === '') return this;
     let child = this.children.get(declarations);
     if (child === undefined) {
-      const uris = new Map(this.uris);
+      const uris = new Map<string, string>();
       for (let i = 0; i < count; i++) {
         const key = names[i]!;
         if (key === 'xmlns' || key.startsWith('xmlns:'))
           uris.set(key === 'xmlns' ? '' : key.slice(6), values[i]!);
       }
-      child = new Scope(uris);
+      child = new Scope(uris, this);
       this.children.set(declarations, child);
     }
     return child;
@@ -158,7 +161,9 @@ class Scope {
     const local = colon < 0 ? raw : raw.slice(colon + 1);
     if (prefix === '' && !isElement) return local;
     if (prefix === 'xml') return raw;
-    const uri = this.uris.get(prefix);
+    let uri: string | undefined;
+    for (let scope: Scope | undefined = this; uri === undefined && scope; scope = scope.parent)
+      uri = scope.uris.get(prefix);
     const canonical = uri === undefined ? undefined : CANONICAL[uri];
     if (canonical !== undefined) return `${canonical}:${local}`;
     return raw;
