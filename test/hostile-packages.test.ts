@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as XLSX from '@e965/xlsx';
 import CFB from 'cfb';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 import { documentXml, docx, paragraph, worksheet, xlsx, zip } from './helpers/zip.ts';
@@ -100,6 +101,30 @@ describe('hostile office packages', () => {
     const { status, body } = await parse(server(), { file: { bytes: file, filename: 'namespaces.docx' } });
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     assert.match(body.data.markdown, /declared deep/);
+  });
+
+  it('reads an XLS whose mini-stream chain loops while its size claims 4 GB, without repeating it', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['hello', 'mini stream']]), 'S');
+    const xls = Buffer.from(XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Uint8Array);
+    const sectorAt = (sector: number) => (sector + 1) * 512;
+    const miniFat = sectorAt(xls.readUInt32LE(0x3c));
+    const directory = sectorAt(xls.readUInt32LE(0x30));
+    const entry = [0, 1, 2, 3]
+      .map((i) => directory + i * 128)
+      .find((at) => xls.toString('utf16le', at, at + 16) === 'Workbook');
+    assert.ok(entry !== undefined);
+    // The small stream lives in the mini stream; raise the cutoff so that a 4 GB claim stays
+    // there, and point the chain's last sector back at its first.
+    xls.writeUInt32LE(0xffffffff, 0x38);
+    xls.writeUInt32LE(0xfffffff0, entry + 0x78);
+    const first = xls.readUInt32LE(entry + 0x74);
+    let last = first;
+    while (xls.readUInt32LE(miniFat + last * 4) < 0xfffffffe) last = xls.readUInt32LE(miniFat + last * 4);
+    xls.writeUInt32LE(first, miniFat + last * 4);
+    const { status, body } = await parse(server(), { file: { bytes: xls, filename: 'looping.xls' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /\| hello \| mini stream \|/);
   });
 
   it('refuses a package with tens of thousands of entries', async () => {
