@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
 import CFB from 'cfb';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
-import { worksheet, xlsx } from './helpers/zip.ts';
+import { worksheet, xlsx, type ZipEntry, zip } from './helpers/zip.ts';
 
 /** Real workbooks from the shared corpus and from a real writer (SheetJS), through HTTP. */
 describe('spreadsheets', () => {
@@ -283,5 +283,18 @@ describe('spreadsheets', () => {
     assert.match(fromXlsb.markdown, /^\| row 1 \| 1 \|$/m);
     assert.doesNotMatch(fromXlsb.markdown, /row 400/);
     assert.match(fromXlsb.warning, /sheet1\.bin is truncated or damaged/);
+  });
+
+  it('reads an ODS table without a name (its attribute damaged)', async () => {
+    const ods = CFB.read(Buffer.from(corpusFile('ods/tika-testFooter.ods').bytes), { type: 'buffer' });
+    const entries = ods.FileIndex.flatMap((entry, i): ZipEntry[] => {
+      const name = ods.FullPaths[i]!.replace(/^Root Entry\//, '');
+      if (entry.type !== 2 || name.endsWith('/') || name.startsWith('\u0001')) return [];
+      const data = Buffer.from(entry.content as Uint8Array);
+      if (name !== 'content.xml') return [{ name, data, store: name === 'mimetype' }];
+      return [{ name, data: data.toString('utf8').replace('table:name="Sheet1"', 'table:nme="Sheet1"') }];
+    });
+    const data = await dataOf({ bytes: zip(entries), filename: 'damaged.ods' });
+    assert.match(data.markdown, /^\| Data 1 \| Data 2 \|$/m);
   });
 });
