@@ -138,6 +138,21 @@ describe('spreadsheets', () => {
     assert.match(body.data.warning, /beyond the largest possible sheet/);
   });
 
+  it('reads rows whose last cell stands at column XFD without walking the columns between', async () => {
+    // 100,000 rows with a value in A and a formula giving "" in XFD: the rows span every
+    // column while the table needs one.
+    const rows = Array.from(
+      { length: 100_000 },
+      (_, i) =>
+        `<row r="${i + 1}"><c r="A${i + 1}"><v>${i + 1}</v></c><c r="XFD${i + 1}" t="str"><f>""</f><v></v></c></row>`,
+    );
+    const file = xlsx([{ name: 'Wide', xml: worksheet(rows.join('')) }]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'wide.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /^\| 1 \|\n\| --- \|\n\| 2 \|$/m);
+    assert.match(body.data.markdown, /^\| 100000 \|$/m);
+  });
+
   it('cuts Markdown past 50 MiB with a warning naming the sheet and row', async () => {
     // One 32 KB shared string shown in 2,000 cells: a small file whose table is ~64 MB of Markdown.
     const long = 'spreadsheet '.repeat(2700);

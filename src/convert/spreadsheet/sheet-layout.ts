@@ -42,19 +42,28 @@ export interface SheetLayout {
 const MAX_ROWS = 1 << 20;
 const MAX_COLUMNS = 1 << 14;
 
-/** Past this length an array is walked by its keys: a row at index 10^9 makes a sparse array. */
-const SPARSE_LENGTH = 1 << 20;
+/**
+ * Past this many holes in a row an array is walked by its keys: a cell at column XFD or a row
+ * at 10^9 makes a sparse array, and visiting its holes one by one cost 38 s for 100,000 rows
+ * holding a cell in columns A and XFD each.
+ */
+const LONG_GAP = 256;
 
-/** The indices of an array's elements in ascending order, without visiting holes one by one. */
+/** The indices of an array's elements in ascending order, without visiting long gaps hole by hole. */
 function* present<T>(array: readonly (T | undefined)[]): Generator<number> {
-  if (array.length <= SPARSE_LENGTH) {
-    for (let i = 0; i < array.length; i++) if (array[i] !== undefined) yield i;
-    return;
-  }
-  // Integer keys come out of for-in in ascending order.
-  for (const key in array) {
-    const i = Number(key);
-    if (Number.isInteger(i) && array[i] !== undefined) yield i;
+  let holes = 0;
+  for (let i = 0; i < array.length; i++) {
+    if (array[i] !== undefined) {
+      holes = 0;
+      yield i;
+    } else if (++holes === LONG_GAP) {
+      // Integer keys come out of for-in in ascending order.
+      for (const key in array) {
+        const k = Number(key);
+        if (k > i && Number.isInteger(k) && array[k] !== undefined) yield k;
+      }
+      return;
+    }
   }
 }
 
