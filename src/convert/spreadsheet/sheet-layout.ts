@@ -5,7 +5,7 @@ import { cellText, hasText } from './cell-text.ts';
  * Where a sheet's content is: the cells with text, grouped into blocks (tables) separated by
  * empty rows. Merged ranges hold their blocks together (a title merged over three rows is one
  * block) and count only when their top-left cell has text. The sheet's own dimension is
- * never trusted: everything comes from the cells SheetJS actually read.
+ * never trusted: everything comes from the cells the reader actually found.
  */
 export type Rows = (CellObject[] | undefined)[];
 
