@@ -273,6 +273,35 @@ describe('spreadsheets', () => {
     assert.match(body.error, /password-protected/);
   });
 
+  it('XLS: a hyperlink that names a target frame links to its URL, not to the frame', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([['Site'], ['Widget']]);
+    sheet.A2!.l = { Target: 'https://example.com/widget' };
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, sheet, 'Links');
+    const xls = withWorkbookStream(
+      XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Uint8Array,
+      (s) => {
+        // HLINK: ref (8 bytes), CLSID (16), version, flags, then the display name; a frame name
+        // (flag 0x80) goes between the display name and the URL moniker.
+        let p = 0;
+        while (s.readUInt16LE(p) !== 0x01b8) p += 4 + s.readUInt16LE(p + 2);
+        const data = p + 4;
+        const flags = data + 28;
+        assert.equal(s.readUInt32LE(flags) & 0x90, 0x10);
+        const frameAt = flags + 8 + 2 * s.readUInt32LE(flags + 4);
+        const frame = Buffer.alloc(4 + 14);
+        frame.writeUInt32LE(7, 0);
+        frame.write('_blank\0', 4, 'utf16le');
+        const out = Buffer.concat([s.subarray(0, frameAt), frame, s.subarray(frameAt)]);
+        out.writeUInt16LE(s.readUInt16LE(p + 2) + frame.length, p + 2);
+        out.writeUInt32LE(s.readUInt32LE(flags) | 0x80, flags);
+        return out;
+      },
+    );
+    const data = await dataOf({ bytes: xls, filename: 'framed.xls' });
+    assert.match(data.markdown, /\[Widget\]\(https:\/\/example\.com\/widget\)/);
+  });
+
   it('keeps the rows before the damage in a truncated XLS and XLSB, with a warning', async () => {
     const rows = Array.from({ length: 400 }, (_, i) => [`row ${i + 1}`, i + 1]);
     const wb = XLSX.utils.book_new();

@@ -301,15 +301,15 @@ function hyperlinkTarget(d: Payload): string | undefined {
   if (d.u32() !== 2) return undefined;
   const flags = d.u32();
   if (flags & 0x10) d.hyperlinkString(); // display name
+  if (flags & 0x80) d.hyperlinkString(); // target frame (`_blank`): where to open it, not what
   let target = '';
-  if (flags & 0x80) target = d.hyperlinkString(); // target frame
-  if ((flags & 0x101) === 0x101) target ||= d.hyperlinkString();
+  if ((flags & 0x101) === 0x101) target = d.hyperlinkString();
   else if ((flags & 0x101) === 0x001) {
     const clsid = hex(d.take(16));
     if (clsid === URL_MONIKER) {
       // The URL, zero-terminated, possibly followed by a serial GUID and version.
       const length = d.u32();
-      target ||= utf16.decode(d.take(Math.min(length, 0x20000))).replace(/\0[\s\S]*$/, '');
+      target = utf16.decode(d.take(Math.min(length, 0x20000))).replace(/\0[\s\S]*$/, '');
     } else if (clsid === FILE_MONIKER) {
       const up = d.u16();
       const ansiLength = d.u32();
@@ -322,7 +322,7 @@ function hyperlinkTarget(d: Payload): string | undefined {
         d.u16(); // usKeyValue
         path = utf16.decode(d.take(Math.min(bytes, 0x20000)));
       }
-      target ||= '../'.repeat(up) + path;
+      target = '../'.repeat(up) + path;
     } else return undefined;
   }
   const location = flags & 0x8 ? d.hyperlinkString() : '';
