@@ -153,6 +153,38 @@ describe('spreadsheets', () => {
     assert.match(body.data.markdown, /^\| 100000 \|$/m);
   });
 
+  it('reads a sheet part once when the workbook lists it under a million sheets', async () => {
+    const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+    const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+    const sheets = Array.from(
+      { length: 1_000_000 },
+      (_, i) => `<sheet name="S${i}" sheetId="${i + 1}" r:id="rId1"/>`,
+    );
+    const file = zip([
+      {
+        name: '_rels/.rels',
+        data: `<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      },
+      {
+        name: 'xl/workbook.xml',
+        data: `<workbook xmlns="${S}" xmlns:r="${R}"><sheets>${sheets.join('')}</sheets></workbook>`,
+      },
+      {
+        name: 'xl/_rels/workbook.xml.rels',
+        data: `<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+      },
+      {
+        name: 'xl/worksheets/sheet1.xml',
+        data: worksheet('<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</v></c></row>'),
+      },
+    ]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'aliases.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.markdown, '## S0\n\n| 1 | 2 |\n| --- | --- |');
+    assert.match(body.data.warning, /999999 sheets name the part of an earlier sheet; they were left out/);
+  });
+
   it('cuts Markdown past 50 MiB with a warning naming the sheet and row', async () => {
     // One 32 KB shared string shown in 2,000 cells: a small file whose table is ~64 MB of Markdown.
     const long = 'spreadsheet '.repeat(2700);
