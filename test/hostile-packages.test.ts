@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as XLSX from '@e965/xlsx';
 import CFB from 'cfb';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 import { documentXml, docx, paragraph, worksheet, xlsx, zip } from './helpers/zip.ts';
@@ -69,6 +70,61 @@ describe('hostile office packages', () => {
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'RESOURCE_LIMIT');
     assert.match(res.body.error, /nests elements deeper than 256/);
+  });
+
+  it('reads past two million markup declarations in a sheet without quadratic scanning', async () => {
+    const rows = `${'<!x>'.repeat(2_000_000)}<row r="1"><c r="A1" t="inlineStr"><is><t>after them</t></is></c></row>`;
+    const file = xlsx([{ name: 'S', xml: worksheet(rows) }]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'declarations.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /after them/);
+  });
+
+  it('reads an element with 400,000 attributes without quadratic duplicate checks', async () => {
+    const attributes = Array.from({ length: 400_000 }, (_, i) => ` a${i}="1"`).join('');
+    const file = docx(documentXml(`<w:p${attributes}><w:r><w:t>many attributes</w:t></w:r></w:p>`));
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'attributes.docx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /many attributes/);
+  });
+
+  it('keeps namespace declarations on every level of a deep document cheap', async () => {
+    // 100 levels each declaring 12,000 prefixes: a copy of all declarations in scope per level
+    // would hold 60 million entries.
+    let open = '';
+    let close = '';
+    for (let level = 0; level < 100; level++) {
+      open += `<w:sdt${Array.from({ length: 12_000 }, (_, i) => ` xmlns:p${level}x${i}="urn:x"`).join('')}><w:sdtContent>`;
+      close = `</w:sdtContent></w:sdt>${close}`;
+    }
+    const file = docx(documentXml(`${open}${paragraph('declared deep')}${close}`));
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'namespaces.docx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /declared deep/);
+  });
+
+  it('reads an XLS whose mini-stream chain loops while its size claims 4 GB, without repeating it', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['hello', 'mini stream']]), 'S');
+    const xls = Buffer.from(XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Uint8Array);
+    const sectorAt = (sector: number) => (sector + 1) * 512;
+    const miniFat = sectorAt(xls.readUInt32LE(0x3c));
+    const directory = sectorAt(xls.readUInt32LE(0x30));
+    const entry = [0, 1, 2, 3]
+      .map((i) => directory + i * 128)
+      .find((at) => xls.toString('utf16le', at, at + 16) === 'Workbook');
+    assert.ok(entry !== undefined);
+    // The small stream lives in the mini stream; raise the cutoff so that a 4 GB claim stays
+    // there, and point the chain's last sector back at its first.
+    xls.writeUInt32LE(0xffffffff, 0x38);
+    xls.writeUInt32LE(0xfffffff0, entry + 0x78);
+    const first = xls.readUInt32LE(entry + 0x74);
+    let last = first;
+    while (xls.readUInt32LE(miniFat + last * 4) < 0xfffffffe) last = xls.readUInt32LE(miniFat + last * 4);
+    xls.writeUInt32LE(first, miniFat + last * 4);
+    const { status, body } = await parse(server(), { file: { bytes: xls, filename: 'looping.xls' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /\| hello \| mini stream \|/);
   });
 
   it('refuses a package with tens of thousands of entries', async () => {

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
 import CFB from 'cfb';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
-import { worksheet, xlsx } from './helpers/zip.ts';
+import { worksheet, xlsx, type ZipEntry, zip } from './helpers/zip.ts';
 
 /** Real workbooks from the shared corpus and from a real writer (SheetJS), through HTTP. */
 describe('spreadsheets', () => {
@@ -138,6 +138,53 @@ describe('spreadsheets', () => {
     assert.match(body.data.warning, /beyond the largest possible sheet/);
   });
 
+  it('reads rows whose last cell stands at column XFD without walking the columns between', async () => {
+    // 100,000 rows with a value in A and a formula giving "" in XFD: the rows span every
+    // column while the table needs one.
+    const rows = Array.from(
+      { length: 100_000 },
+      (_, i) =>
+        `<row r="${i + 1}"><c r="A${i + 1}"><v>${i + 1}</v></c><c r="XFD${i + 1}" t="str"><f>""</f><v></v></c></row>`,
+    );
+    const file = xlsx([{ name: 'Wide', xml: worksheet(rows.join('')) }]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'wide.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /^\| 1 \|\n\| --- \|\n\| 2 \|$/m);
+    assert.match(body.data.markdown, /^\| 100000 \|$/m);
+  });
+
+  it('reads a sheet part once when the workbook lists it under a million sheets', async () => {
+    const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+    const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+    const sheets = Array.from(
+      { length: 1_000_000 },
+      (_, i) => `<sheet name="S${i}" sheetId="${i + 1}" r:id="rId1"/>`,
+    );
+    const file = zip([
+      {
+        name: '_rels/.rels',
+        data: `<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      },
+      {
+        name: 'xl/workbook.xml',
+        data: `<workbook xmlns="${S}" xmlns:r="${R}"><sheets>${sheets.join('')}</sheets></workbook>`,
+      },
+      {
+        name: 'xl/_rels/workbook.xml.rels',
+        data: `<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+      },
+      {
+        name: 'xl/worksheets/sheet1.xml',
+        data: worksheet('<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</v></c></row>'),
+      },
+    ]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'aliases.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.markdown, '## S0\n\n| 1 | 2 |\n| --- | --- |');
+    assert.match(body.data.warning, /999999 sheets name the part of an earlier sheet; they were left out/);
+  });
+
   it('cuts Markdown past 50 MiB with a warning naming the sheet and row', async () => {
     // One 32 KB shared string shown in 2,000 cells: a small file whose table is ~64 MB of Markdown.
     const long = 'spreadsheet '.repeat(2700);
@@ -258,6 +305,35 @@ describe('spreadsheets', () => {
     assert.match(body.error, /password-protected/);
   });
 
+  it('XLS: a hyperlink that names a target frame links to its URL, not to the frame', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([['Site'], ['Widget']]);
+    sheet.A2!.l = { Target: 'https://example.com/widget' };
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, sheet, 'Links');
+    const xls = withWorkbookStream(
+      XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Uint8Array,
+      (s) => {
+        // HLINK: ref (8 bytes), CLSID (16), version, flags, then the display name; a frame name
+        // (flag 0x80) goes between the display name and the URL moniker.
+        let p = 0;
+        while (s.readUInt16LE(p) !== 0x01b8) p += 4 + s.readUInt16LE(p + 2);
+        const data = p + 4;
+        const flags = data + 28;
+        assert.equal(s.readUInt32LE(flags) & 0x90, 0x10);
+        const frameAt = flags + 8 + 2 * s.readUInt32LE(flags + 4);
+        const frame = Buffer.alloc(4 + 14);
+        frame.writeUInt32LE(7, 0);
+        frame.write('_blank\0', 4, 'utf16le');
+        const out = Buffer.concat([s.subarray(0, frameAt), frame, s.subarray(frameAt)]);
+        out.writeUInt16LE(s.readUInt16LE(p + 2) + frame.length, p + 2);
+        out.writeUInt32LE(s.readUInt32LE(flags) | 0x80, flags);
+        return out;
+      },
+    );
+    const data = await dataOf({ bytes: xls, filename: 'framed.xls' });
+    assert.match(data.markdown, /\[Widget\]\(https:\/\/example\.com\/widget\)/);
+  });
+
   it('keeps the rows before the damage in a truncated XLS and XLSB, with a warning', async () => {
     const rows = Array.from({ length: 400 }, (_, i) => [`row ${i + 1}`, i + 1]);
     const wb = XLSX.utils.book_new();
@@ -283,5 +359,18 @@ describe('spreadsheets', () => {
     assert.match(fromXlsb.markdown, /^\| row 1 \| 1 \|$/m);
     assert.doesNotMatch(fromXlsb.markdown, /row 400/);
     assert.match(fromXlsb.warning, /sheet1\.bin is truncated or damaged/);
+  });
+
+  it('reads an ODS table without a name (its attribute damaged)', async () => {
+    const ods = CFB.read(Buffer.from(corpusFile('ods/tika-testFooter.ods').bytes), { type: 'buffer' });
+    const entries = ods.FileIndex.flatMap((entry, i): ZipEntry[] => {
+      const name = ods.FullPaths[i]!.replace(/^Root Entry\//, '');
+      if (entry.type !== 2 || name.endsWith('/') || name.startsWith('\u0001')) return [];
+      const data = Buffer.from(entry.content as Uint8Array);
+      if (name !== 'content.xml') return [{ name, data, store: name === 'mimetype' }];
+      return [{ name, data: data.toString('utf8').replace('table:name="Sheet1"', 'table:nme="Sheet1"') }];
+    });
+    const data = await dataOf({ bytes: zip(entries), filename: 'damaged.ods' });
+    assert.match(data.markdown, /^\| Data 1 \| Data 2 \|$/m);
   });
 });

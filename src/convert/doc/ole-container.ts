@@ -72,6 +72,8 @@ class CompoundFile {
 
   /** The FAT from the sectors the DIFAT (109 header slots, then a chain of DIFAT sectors) lists. */
   private readFat(fatSectors: number, firstDifat: number): Uint32Array {
+    // Checked first: the DIFAT chain would otherwise list sectors by the million before the count was judged.
+    if (fatSectors > this.sectorCount) throw new Damaged('more FAT sectors than the file has');
     const listed: number[] = [];
     for (let i = 0; i < HEADER_DIFAT_ENTRIES && listed.length < fatSectors; i++) {
       listed.push(this.view.getUint32(0x4c + i * 4, true));
@@ -88,7 +90,6 @@ class CompoundFile {
       difat =
         at + perDifat * 4 + 4 <= this.bytes.length ? this.view.getUint32(at + perDifat * 4, true) : FREE;
     }
-    if (listed.length > this.sectorCount) throw new Damaged('more FAT sectors than the file has');
     const perSector = this.sectorSize / 4;
     const fat = new Uint32Array(listed.length * perSector).fill(FREE);
     listed.forEach((sector, i) => {
@@ -211,17 +212,20 @@ class CompoundFile {
       this.miniStream = root.start < END_OF_CHAIN ? this.readChain(root.start, root.size) : new Uint8Array(0);
     }
     const mini = this.miniStream;
-    const sectors = this.chain(start, this.miniFat, Math.ceil(size / this.miniSectorSize));
-    const out = new Uint8Array(size);
+    // A stream in the mini stream is no longer than the mini stream: a bigger claim (with a
+    // cutoff a hostile header raised and a looping mini FAT) would repeat its sectors to gigabytes.
+    const length = Math.min(size, mini.length);
+    const sectors = this.chain(start, this.miniFat, Math.ceil(length / this.miniSectorSize));
+    const out = new Uint8Array(length);
     let p = 0;
     for (const s of sectors) {
       const at = s * this.miniSectorSize;
-      if (p >= size || at >= mini.length) break;
-      const n = Math.min(this.miniSectorSize, size - p, mini.length - at);
+      if (p >= length || at >= mini.length) break;
+      const n = Math.min(this.miniSectorSize, length - p, mini.length - at);
       out.set(mini.subarray(at, at + n), p);
       p += n;
     }
-    return p < size ? out.subarray(0, p) : out;
+    return p < length ? out.subarray(0, p) : out;
   }
 }
 

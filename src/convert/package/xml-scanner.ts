@@ -283,12 +283,14 @@ export class XmlScanner {
       return true;
     }
     // <!DOCTYPE name [ internal subset ]>: the subset may hold `>` inside its declarations.
-    const bracket = s.indexOf('[', start);
+    // The `[` is looked for only up to the first `>`: searching the rest of the part for it
+    // would make a part of many `<!x>` quadratic.
     const gt = s.indexOf('>', start);
     if (gt === -1) return false;
+    const bracket = s.slice(start, gt).indexOf('[');
     let end = gt;
-    if (bracket !== -1 && bracket < gt) {
-      const close = s.indexOf(']', bracket);
+    if (bracket !== -1) {
+      const close = s.indexOf(']', start + bracket);
       if (close === -1) return false;
       end = s.indexOf('>', close);
       if (end === -1) return false;

@@ -102,9 +102,12 @@ class Scope {
   private readonly elementNames = new Map<string, string>();
   private readonly attributeNames = new Map<string, string>();
   private readonly children = new Map<string, Scope>();
+  /** This scope's own declarations; the rest are the parent's (a copy each would cost depth x declarations). */
   private readonly uris: ReadonlyMap<string, string>;
-  constructor(uris: ReadonlyMap<string, string>) {
+  private readonly parent: Scope | undefined;
+  constructor(uris: ReadonlyMap<string, string>, parent?: Scope) {
     this.uris = uris;
+    this.parent = parent;
   }
 
   /**
@@ -121,13 +124,13 @@ class Scope {
     if (declarations === '') return this;
     let child = this.children.get(declarations);
     if (child === undefined) {
-      const uris = new Map(this.uris);
+      const uris = new Map<string, string>();
       for (let i = 0; i < count; i++) {
         const key = names[i]!;
         if (key === 'xmlns' || key.startsWith('xmlns:'))
           uris.set(key === 'xmlns' ? '' : key.slice(6), values[i]!);
       }
-      child = new Scope(uris);
+      child = new Scope(uris, this);
       this.children.set(declarations, child);
     }
     return child;
@@ -158,7 +161,9 @@ class Scope {
     const local = colon < 0 ? raw : raw.slice(colon + 1);
     if (prefix === '' && !isElement) return local;
     if (prefix === 'xml') return raw;
-    const uri = this.uris.get(prefix);
+    let uri: string | undefined;
+    for (let scope: Scope | undefined = this; uri === undefined && scope; scope = scope.parent)
+      uri = scope.uris.get(prefix);
     const canonical = uri === undefined ? undefined : CANONICAL[uri];
     if (canonical !== undefined) return `${canonical}:${local}`;
     return raw;
@@ -304,6 +309,9 @@ function refuseEntities(part: string): ConversionError {
  */
 const SCAN_BYTES = 32 * 1024 * 1024;
 
+/** Attributes of one element compared one by one for duplicates; more go into a set. */
+const SET_AFTER = 16;
+
 /** The scanner's tokens into the tree, stopping at the first thing saxes would call malformed. */
 function buildScanned(source: string | Uint8Array, tree: TreeBuilder, part: string): string | undefined {
   const x = typeof source === 'string' ? new XmlScanner(source, part) : scanXml(source, part);
@@ -317,9 +325,17 @@ function buildScanned(source: string | Uint8Array, tree: TreeBuilder, part: stri
       if (tree.depth === 1 && rootSeen) return 'documents may contain only one root';
       rootSeen = true;
       let count = 0;
+      let seen: Set<string> | undefined;
       const wellFormed = x.attributes((name, value) => {
-        // A name given twice: saxes calls that malformed, and so does this.
-        for (let i = 0; i < count; i++) if (names[i] === name) return false;
+        // A name given twice: saxes calls that malformed, and so does this. Past a few
+        // attributes a set does the looking, or a tag of thousands would take quadratic time.
+        if (count < SET_AFTER) {
+          for (let i = 0; i < count; i++) if (names[i] === name) return false;
+        } else {
+          seen ??= new Set(names.slice(0, count));
+          if (seen.has(name)) return false;
+          seen.add(name);
+        }
         names[count] = name;
         values[count++] = value;
         return true;

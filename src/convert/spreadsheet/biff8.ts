@@ -89,7 +89,8 @@ class Payload {
     return this.end - this.p;
   }
 
-  private advance(): boolean {
+  /** Moves to the start of the next CONTINUE record; false when there is none. */
+  nextPart(): boolean {
     if (2 * (this.part + 1) >= this.bounds.length) return false;
     this.part++;
     this.p = this.bounds[2 * this.part]!;
@@ -104,11 +105,6 @@ class Payload {
     return n;
   }
 
-  /** Moves to the start of the next CONTINUE record; false when there is none. */
-  nextPart(): boolean {
-    return this.advance();
-  }
-
   /** `n` bytes (fewer at the payload's end), crossing into the next part when this one ends. */
   take(n: number): Uint8Array {
     if (this.left >= n) {
@@ -118,7 +114,7 @@ class Payload {
     const out = new Uint8Array(n);
     let got = 0;
     while (got < n) {
-      if (this.left <= 0 && !this.advance()) break;
+      if (this.left <= 0 && !this.nextPart()) break;
       const take = Math.min(n - got, this.left);
       out.set(this.s.subarray(this.p, this.p + take), got);
       this.p += take;
@@ -163,7 +159,7 @@ class Payload {
   skip(n: number): void {
     let rest = n;
     while (rest > 0) {
-      if (this.left <= 0 && !this.advance()) return;
+      if (this.left <= 0 && !this.nextPart()) return;
       const take = Math.min(rest, this.left);
       this.p += take;
       rest -= take;
@@ -180,7 +176,7 @@ class Payload {
     let twoBytes = wide;
     while (rest > 0) {
       if (this.left <= 0) {
-        if (!this.advance()) break;
+        if (!this.nextPart()) break;
         twoBytes = (this.u8() & 1) === 1;
         continue;
       }
@@ -305,15 +301,15 @@ function hyperlinkTarget(d: Payload): string | undefined {
   if (d.u32() !== 2) return undefined;
   const flags = d.u32();
   if (flags & 0x10) d.hyperlinkString(); // display name
+  if (flags & 0x80) d.hyperlinkString(); // target frame (`_blank`): where to open it, not what
   let target = '';
-  if (flags & 0x80) target = d.hyperlinkString(); // target frame
-  if ((flags & 0x101) === 0x101) target ||= d.hyperlinkString();
+  if ((flags & 0x101) === 0x101) target = d.hyperlinkString();
   else if ((flags & 0x101) === 0x001) {
     const clsid = hex(d.take(16));
     if (clsid === URL_MONIKER) {
       // The URL, zero-terminated, possibly followed by a serial GUID and version.
       const length = d.u32();
-      target ||= utf16.decode(d.take(Math.min(length, 0x20000))).replace(/\0[\s\S]*$/, '');
+      target = utf16.decode(d.take(Math.min(length, 0x20000))).replace(/\0[\s\S]*$/, '');
     } else if (clsid === FILE_MONIKER) {
       const up = d.u16();
       const ansiLength = d.u32();
@@ -326,7 +322,7 @@ function hyperlinkTarget(d: Payload): string | undefined {
         d.u16(); // usKeyValue
         path = utf16.decode(d.take(Math.min(bytes, 0x20000)));
       }
-      target ||= '../'.repeat(up) + path;
+      target = '../'.repeat(up) + path;
     } else return undefined;
   }
   const location = flags & 0x8 ? d.hyperlinkString() : '';
@@ -403,15 +399,6 @@ function readGlobals(records: RecordReader): Globals {
   return g;
 }
 
-interface SheetState {
-  rows: Rows;
-  merges: Range[];
-  cells: number;
-  /** The text of each comment's text box (TXO), by the id of the object (OBJ) before it. */
-  texts: Map<number, string>;
-  lastObject: number | undefined;
-}
-
 class SheetReader {
   private readonly g: Globals;
   private readonly formatter: CellFormatter;
@@ -422,7 +409,7 @@ class SheetReader {
     this.formatter = new CellFormatter(g.formats, g.styleFormats, g.date1904);
   }
 
-  private add(state: SheetState, r: number, c: number, style: number, cell: CellObject): void {
+  private add(rows: Rows, r: number, c: number, style: number, cell: CellObject): void {
     if (++this.cellCount > limits.spreadsheetCells) {
       throw new ConversionError(
         'RESOURCE_LIMIT',
@@ -430,12 +417,16 @@ class SheetReader {
       );
     }
     this.formatter.apply(cell, style);
-    putCell(state.rows, r, c, cell);
+    putCell(rows, r, c, cell);
   }
 
   /** One worksheet substream, after its BOF, up to its EOF (charts embedded in it skipped). */
   read(records: RecordReader): { rows: Rows; merges: Range[]; complete: boolean } {
-    const state: SheetState = { rows: [], merges: [], cells: 0, texts: new Map(), lastObject: undefined };
+    const rows: Rows = [];
+    const merges: Range[] = [];
+    /** The text of each comment's text box (TXO), by the id of the object (OBJ) before it. */
+    const texts = new Map<number, string>();
+    let lastObject: number | undefined;
     let pendingFormula: { r: number; c: number; style: number } | undefined;
     let depth = 0;
     let complete = false;
@@ -458,23 +449,23 @@ class SheetReader {
         case LABELSST: {
           const [r, c, style] = [d.u16(), d.u16(), d.u16()];
           const text = this.g.strings[d.u32()];
-          if (text !== undefined) this.add(state, r, c, style, { t: 's', v: text });
+          if (text !== undefined) this.add(rows, r, c, style, { t: 's', v: text });
           break;
         }
         case LABEL:
         case RSTRING: {
           const [r, c, style] = [d.u16(), d.u16(), d.u16()];
-          this.add(state, r, c, style, { t: 's', v: d.unicodeString() });
+          this.add(rows, r, c, style, { t: 's', v: d.unicodeString() });
           break;
         }
         case NUMBER: {
           const [r, c, style] = [d.u16(), d.u16(), d.u16()];
-          this.add(state, r, c, style, { t: 'n', v: d.f64() });
+          this.add(rows, r, c, style, { t: 'n', v: d.f64() });
           break;
         }
         case RK: {
           const [r, c, style] = [d.u16(), d.u16(), d.u16()];
-          this.add(state, r, c, style, { t: 'n', v: rkNumber(d.u32()) });
+          this.add(rows, r, c, style, { t: 'n', v: rkNumber(d.u32()) });
           break;
         }
         case MULRK: {
@@ -484,7 +475,7 @@ class SheetReader {
           const count = Math.max(0, Math.floor((d.size - 6) / 6));
           for (let i = 0; i < count; i++) {
             const style = d.u16();
-            this.add(state, r, first + i, style, { t: 'n', v: rkNumber(d.u32()) });
+            this.add(rows, r, first + i, style, { t: 'n', v: rkNumber(d.u32()) });
           }
           break;
         }
@@ -492,8 +483,8 @@ class SheetReader {
           const [r, c, style] = [d.u16(), d.u16(), d.u16()];
           const value = d.u8();
           if (d.u8() === 1)
-            this.add(state, r, c, style, { t: 'e', v: value, w: ERROR_TEXT[value] ?? '#ERROR' });
-          else this.add(state, r, c, style, { t: 'b', v: value !== 0 });
+            this.add(rows, r, c, style, { t: 'e', v: value, w: ERROR_TEXT[value] ?? '#ERROR' });
+          else this.add(rows, r, c, style, { t: 'b', v: value !== 0 });
           break;
         }
         case FORMULA: {
@@ -503,18 +494,18 @@ class SheetReader {
           // A double, or (marked by 0xFFFF in its last two bytes) a type and value.
           const kind = value.getUint16(6, true) === 0xffff ? value.getUint8(0) : -1;
           const byte = value.getUint8(2);
-          if (kind === -1) this.add(state, r, c, style, { t: 'n', v: value.getFloat64(0, true) });
+          if (kind === -1) this.add(rows, r, c, style, { t: 'n', v: value.getFloat64(0, true) });
           else if (kind === 0) pendingFormula = { r, c, style };
-          else if (kind === 1) this.add(state, r, c, style, { t: 'b', v: byte === 1 });
+          else if (kind === 1) this.add(rows, r, c, style, { t: 'b', v: byte === 1 });
           else if (kind === 2)
-            this.add(state, r, c, style, { t: 'e', v: byte, w: ERROR_TEXT[byte] ?? '#ERROR' });
-          else if (kind === 3) this.add(state, r, c, style, { t: 's', v: '' });
+            this.add(rows, r, c, style, { t: 'e', v: byte, w: ERROR_TEXT[byte] ?? '#ERROR' });
+          else if (kind === 3) this.add(rows, r, c, style, { t: 's', v: '' });
           break;
         }
         case STRING:
           if (pendingFormula) {
             const { r, c, style } = pendingFormula;
-            this.add(state, r, c, style, { t: 's', v: d.unicodeString() });
+            this.add(rows, r, c, style, { t: 's', v: d.unicodeString() });
             pendingFormula = undefined;
           }
           break;
@@ -522,7 +513,7 @@ class SheetReader {
           const count = d.u16();
           for (let i = 0; i < count && !d.done; i++) {
             const [r0, r1, c0, c1] = [d.u16(), d.u16(), d.u16(), d.u16()];
-            state.merges.push({
+            merges.push({
               s: { r: Math.min(r0, r1), c: Math.min(c0, c1) },
               e: { r: Math.max(r0, r1), c: Math.max(c0, c1) },
             });
@@ -542,10 +533,10 @@ class SheetReader {
         }
         case OBJ:
           d.skip(6); // ft, cb, ot
-          state.lastObject = d.u16();
+          lastObject = d.u16();
           break;
         case TXO:
-          if (state.lastObject !== undefined) state.texts.set(state.lastObject, textBoxText(d));
+          if (lastObject !== undefined) texts.set(lastObject, textBoxText(d));
           break;
         case NOTE: {
           const [r, c] = [d.u16(), d.u16()];
@@ -557,19 +548,19 @@ class SheetReader {
       }
     }
     for (const { r, c, target } of links) {
-      const cell = state.rows[r]?.[c];
+      const cell = rows[r]?.[c];
       if (cell) cell.l = { Target: target };
     }
     placeComments(
-      state.rows,
+      rows,
       notes.map(({ r, c, author, id }) => ({
         r,
         c,
         author,
-        text: (state.texts.get(id) ?? '').replace(/\r\n?/g, '\n'),
+        text: (texts.get(id) ?? '').replace(/\r\n?/g, '\n'),
       })),
     );
-    return { rows: state.rows, merges: state.merges, complete };
+    return { rows, merges, complete };
   }
 }
 

@@ -1,10 +1,10 @@
 import { type CellObject, SSF } from '@e965/xlsx';
 
 /**
- * Cell values as the user sees them, for the workbooks Quire reads itself (XLSX, XLSM, XLSB):
- * a cell's style names a number format, SheetJS's SSF applies it. Only SSF is borrowed from
- * SheetJS: its format engine is the part that took years to get right, while its readers
- * cost 3-5x our own in time (see read-ooxml.ts).
+ * Cell values as the user sees them, for the workbooks Quire reads itself (XLSX, XLSM, XLSB,
+ * BIFF8 XLS): a cell's style names a number format, SheetJS's SSF applies it. Only SSF is
+ * borrowed from SheetJS: its format engine is the part that took years to get right, while
+ * its readers cost 3-5x our own in time (see read-workbook-package.ts).
  */
 
 /**

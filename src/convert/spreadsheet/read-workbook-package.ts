@@ -66,6 +66,10 @@ export function readWorkbookPackage(zip: ZipPackage): ReadWorkbook {
 
   let sheetBudget = limits.spreadsheetSheetBytes;
   const sheets: WorkbookSheet[] = [];
+  // Every sheet has a part of its own; a workbook naming one part again (a million times, in
+  // a 5 MB file) gets it read once, not once per sheet.
+  const partsRead = new Set<string>();
+  let repeats = 0;
   for (const entry of workbook.sheets) {
     const rel = rels.get(entry.relId);
     const sheet: WorkbookSheet = { name: entry.name, hidden: entry.hidden, rows: undefined, merges: [] };
@@ -75,6 +79,12 @@ export function readWorkbookPackage(zip: ZipPackage): ReadWorkbook {
       sheet.rows = [];
       continue;
     }
+    if (rel && partsRead.has(rel.target)) {
+      repeats++;
+      sheet.rows = [];
+      continue;
+    }
+    if (rel) partsRead.add(rel.target);
     let data = bytes(rel?.target);
     if (!rel || !data) continue;
     let cut = false;
@@ -118,6 +128,11 @@ export function readWorkbookPackage(zip: ZipPackage): ReadWorkbook {
       }
     }
     if (legacy.length > 0 || threaded.length > 0) placeComments(read.rows, legacy, threaded);
+  }
+  if (repeats > 0) {
+    warnings.push(
+      `${repeats} sheet${repeats === 1 ? ' names' : 's name'} the part of an earlier sheet; ${repeats === 1 ? 'it was' : 'they were'} left out.`,
+    );
   }
   return { sheets, metadata: readCoreProperties(zip, budget), warnings };
 }

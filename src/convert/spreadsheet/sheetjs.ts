@@ -66,7 +66,8 @@ export function fromSheetJs(wb: WorkBook, own: DocumentMetadata, warnings: strin
     sheets: wb.SheetNames.map((name, i) => {
       const ws = wb.Sheets[name];
       return {
-        name,
+        // SheetJS leaves the name undefined for an ODS table whose start tag is damaged.
+        name: name ?? '',
         hidden: Boolean(info[i]?.Hidden),
         rows: ws ? sheetRows(ws) : undefined,
         merges: ws?.['!merges'] ?? [],

@@ -3,7 +3,7 @@ import type { DocumentMetadata } from '../../document/model.ts';
 
 /**
  * The workbook's properties: what the package's own property part says (read by the shared
- * readers), completed from what SheetJS found (XLSB and ODS variants, BIFF's stream).
+ * readers), completed from what SheetJS found (ODS variants, an Excel 5 or 95 stream).
  */
 function iso(value: unknown): string | undefined {
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
