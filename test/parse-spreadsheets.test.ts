@@ -185,6 +185,36 @@ describe('spreadsheets', () => {
     assert.match(body.data.warning, /999999 sheets name the part of an earlier sheet; they were left out/);
   });
 
+  it('gives one short warning for a hundred thousand sheets whose parts are missing', async () => {
+    const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+    const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+    const missing = Array.from(
+      { length: 100_000 },
+      (_, i) => `<sheet name="Gone${i}" sheetId="${i + 2}" r:id="rId${i + 2}"/>`,
+    );
+    const file = zip([
+      {
+        name: '_rels/.rels',
+        data: `<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      },
+      {
+        name: 'xl/workbook.xml',
+        data: `<workbook xmlns="${S}" xmlns:r="${R}"><sheets><sheet name="Kept" sheetId="1" r:id="rId1"/>${missing.join('')}</sheets></workbook>`,
+      },
+      {
+        name: 'xl/_rels/workbook.xml.rels',
+        data: `<Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+      },
+      { name: 'xl/worksheets/sheet1.xml', data: worksheet('<row r="1"><c r="A1"><v>7</v></c></row>') },
+    ]);
+    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'gone.xlsx' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.markdown, '## Kept\n\n7');
+    assert.match(body.data.warning, /100000 sheets could not be read .* "Gone0", .* 99990 more\./);
+    assert.ok(body.data.warning.length < 1000, `warning of ${body.data.warning.length} characters`);
+  });
+
   it('cuts Markdown past 50 MiB with a warning naming the sheet and row', async () => {
     // One 32 KB shared string shown in 2,000 cells: a small file whose table is ~64 MB of Markdown.
     const long = 'spreadsheet '.repeat(2700);

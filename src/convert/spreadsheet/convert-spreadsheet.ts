@@ -55,9 +55,10 @@ interface LaidOutSheet {
 /** The shown sheets that have content, laid out. */
 function laidOutSheets(sheets: readonly WorkbookSheet[], warnings: string[]): LaidOutSheet[] {
   const out: LaidOutSheet[] = [];
+  const unreadable: string[] = [];
   for (const { name, rows, merges } of shownSheets(sheets)) {
     if (!rows) {
-      warnings.push(`Sheet "${name}" could not be read (its part is missing or damaged); it was left out.`);
+      unreadable.push(name);
       continue;
     }
     const layout = layoutSheet(rows, merges);
@@ -71,7 +72,17 @@ function laidOutSheets(sheets: readonly WorkbookSheet[], warnings: string[]): La
     }
     if (layout.blocks.length > 0 || layout.notes.length > 0) out.push({ name, rows, layout });
   }
+  if (unreadable.length > 0) warnings.push(unreadableWarning(unreadable));
   return out;
+}
+
+/** One warning for every sheet left out unread: a hostile workbook may list a million of them. */
+function unreadableWarning(names: readonly string[]): string {
+  const shown = names.slice(0, 10).map((n) => `"${n}"`);
+  if (names.length > shown.length) shown.push(`${names.length - shown.length} more`);
+  return names.length === 1
+    ? `Sheet ${shown[0]} could not be read (its part is missing or damaged); it was left out.`
+    : `${names.length} sheets could not be read (their parts are missing or damaged) and were left out: ${shown.join(', ')}.`;
 }
 
 /** One sheet's tables and notes; returns false when the output budget ran out inside it. */
