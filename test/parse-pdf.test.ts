@@ -234,6 +234,17 @@ describe('PDF: hostile and damaged files', () => {
     assert.match(body.data.warning, /1 image\(s\) over 100 megapixels were left out/);
   });
 
+  it('looks for huge images in a file full of image dictionaries without stalling', async () => {
+    // Each `/Subtype /Image` searched back to the start of its object and on to the next
+    // stream: 200,000 of them in one string took minutes.
+    const pdf = onePage(text('Text beside the noise'), `<< /Font << /F1 ${helvetica} >> >>`, [
+      `(${'/Subtype /Image '.repeat(200_000)})`,
+    ]);
+    const { status, body } = await send(pdf, 'file.pdf', { timeout: 30_000 });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Text beside the noise/);
+  });
+
   it('leaves out a flate bomb in a page, with a warning, and reads the rest of the page', async () => {
     // 512 MiB of spaces deflate to ~0.5 MB: past the per-stream cap, so the stream is not inflated.
     const deflate = zlib.createDeflate({ level: 1 });
