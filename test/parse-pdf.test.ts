@@ -179,8 +179,23 @@ describe('PDF: hostile and damaged files', () => {
   const helvetica = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
   const text = (s: string) => `BT /F1 12 Tf 72 700 Td (${s}) Tj ET`;
 
-  async function send(bytes: Uint8Array, filename = 'file.pdf') {
-    return parse(server(), { file: { bytes, filename } });
+  async function send(bytes: Uint8Array, filename = 'file.pdf', options?: Record<string, unknown>) {
+    return parse(server(), { file: { bytes, filename }, options });
+  }
+
+  /**
+   * A file pdf.js cannot open (no cross-reference table, no trailer naming a catalog) holding
+   * one page that reads "Recovered text" (objects 1 and 2), then `rest`: it must be rebuilt.
+   */
+  function unopenable(rest: string): Uint8Array {
+    const content = text('Recovered text');
+    const page = `<< /Type /Page /MediaBox [0 0 612 792] /Contents 2 0 R /Resources << /Font << /F1 ${helvetica} >> >> >>`;
+    return new Uint8Array(
+      Buffer.from(
+        `%PDF-1.7\n1 0 obj\n${page}\nendobj\n2 0 obj\n${stream('', content)}\nendobj\n${rest}`,
+        'latin1',
+      ),
+    );
   }
 
   it('refuses a .pdf that is not a PDF, and one that is only a header, with a 400', async () => {
@@ -217,6 +232,17 @@ describe('PDF: hostile and damaged files', () => {
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     assert.match(body.data.markdown, /Text beside a huge picture/);
     assert.match(body.data.warning, /1 image\(s\) over 100 megapixels were left out/);
+  });
+
+  it('looks for huge images in a file full of image dictionaries without stalling', async () => {
+    // Each `/Subtype /Image` searched back to the start of its object and on to the next
+    // stream: 200,000 of them in one string took minutes.
+    const pdf = onePage(text('Text beside the noise'), `<< /Font << /F1 ${helvetica} >> >>`, [
+      `(${'/Subtype /Image '.repeat(200_000)})`,
+    ]);
+    const { status, body } = await send(pdf, 'file.pdf', { timeout: 30_000 });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Text beside the noise/);
   });
 
   it('leaves out a flate bomb in a page, with a warning, and reads the rest of the page', async () => {
@@ -258,6 +284,35 @@ describe('PDF: hostile and damaged files', () => {
     assert.equal(bombed.body.code, 'RESOURCE_LIMIT');
     assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
     assert.match(other.body.data.markdown, /Served meanwhile/);
+  });
+
+  it('rebuilds a damaged file whose object stream holds more than 65,535 objects', async () => {
+    // Their indexes in the stream did not fit the rebuilt cross-reference stream: a 500.
+    const count = 70_000;
+    const header = Array.from({ length: count }, (_, i) => `${i + 10} ${i * 5}`).join(' ');
+    const objects = zlib.deflateSync(Buffer.from(`${header} ${'null '.repeat(count)}`)).toString('latin1');
+    const pdf = unopenable(
+      `3 0 obj\n${stream(`/Type /ObjStm /N ${count} /First ${header.length + 1}`, objects)}\nendobj\n`,
+    );
+    const { status, body } = await send(pdf);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Recovered text/);
+    assert.match(body.data.warning, /its 1 page\(s\) were found by scanning its objects/);
+  });
+
+  it('rebuilds a damaged file of a hundred thousand catalogs and trailers without stalling', async () => {
+    // Each catalog walked the shared page tree again and each trailer's root was looked up
+    // in a list of all of them: minutes of work, now well under the request's timeout.
+    const n = 100_000;
+    const kids = Array.from({ length: n }, (_, i) => `${10 + i} 0 R`).join(' ');
+    const parts = [`3 0 obj\n<< /Type /Pages /Kids [${kids}] >>\nendobj`];
+    for (let i = 0; i < n; i++) parts.push(`${10 + i} 0 obj\n<< /Kids [] >>\nendobj`);
+    for (let i = 0; i < n; i++) parts.push(`${10 + n + i} 0 obj\n<< /Type /Catalog /Pages 3 0 R >>\nendobj`);
+    for (let i = 0; i < 3 * n; i++) parts.push(`trailer\n<< /Root ${10 + 2 * n + i} 0 R >>`);
+    const { status, body } = await send(unopenable(parts.join('\n')), 'file.pdf', { timeout: 30_000 });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.match(body.data.markdown, /Recovered text/);
+    assert.match(body.data.warning, /its 1 page\(s\) were found by scanning its objects/);
   });
 
   it('reads text set in a font whose embedded file is junk', async () => {

@@ -11,14 +11,19 @@ import { hasContent, withoutNodes } from './walk.ts';
 /** Content shorter than this (in visible characters) is too little to judge a page by. */
 const MIN_CONTENT_TEXT = 500;
 
-/** The page's text outside the elements upstream's list calls furniture. */
+/**
+ * The page's text outside the elements upstream's list calls furniture. In document order a
+ * parent comes before its children, so what lies inside furniture is known in one pass.
+ */
 function textWithoutFurniture(stats: Map<Element, NodeStats>, page: NodeStats): number {
   let text = page.text;
+  const inside = new Set<Element>();
   for (const [el, s] of stats) {
-    if (!isNonMain(el)) continue;
-    let nested = false;
-    for (let a = s.parent; a && !nested; a = stats.get(a)!.parent) nested = isNonMain(a);
-    if (!nested) text -= s.text;
+    if (s.parent && inside.has(s.parent)) inside.add(el);
+    else if (isNonMain(el)) {
+      inside.add(el);
+      text -= s.text;
+    }
   }
   return text;
 }

@@ -34,13 +34,27 @@ function pdfjsRoot(): string {
 export function oversizedImages(bytes: Uint8Array): number {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
   let count = 0;
+  // The `obj` before a match and the `obj` and `stream` after it come from searches that only
+  // move forward, and an object is judged once: a file made of matches is read once, not once
+  // per match.
+  let objStart = -1;
+  let objEnd = text.indexOf('obj');
+  let stream = 0;
+  let judged: number | undefined;
   for (const m of text.matchAll(/\/Subtype\s*\/Image\b/g)) {
-    const start = text.lastIndexOf('obj', m.index);
-    const end = text.indexOf('stream', m.index);
-    const dict = text.slice(
-      Math.max(start, m.index - 4096),
-      end < 0 ? m.index + 4096 : Math.min(end, m.index + 4096),
+    while (objEnd >= 0 && objEnd < m.index) {
+      objStart = objEnd;
+      objEnd = text.indexOf('obj', objEnd + 1);
+    }
+    if (objStart === judged) continue;
+    judged = objStart;
+    if (stream >= 0 && stream < m.index) stream = text.indexOf('stream', m.index);
+    const end = Math.min(
+      m.index + 4096,
+      objEnd < 0 ? text.length : objEnd,
+      stream < 0 ? text.length : stream,
     );
+    const dict = text.slice(Math.max(0, objStart, m.index - 4096), end);
     const width = /\/Width\s+(\d+)/.exec(dict);
     const height = /\/Height\s+(\d+)/.exec(dict);
     if (width && height && Number(width[1]) * Number(height[1]) > limits.pdfImagePixels) count++;

@@ -68,6 +68,8 @@ function scanObjects(text: string, bytes: Uint8Array): Map<number, Found> {
     if (Number(m[1]) > MAX_OBJECT || Number(m[2]) > 65535) continue;
     headers.push({ num: Number(m[1]), gen: Number(m[2]), start: m.index, end: m.index + m[0].length });
   }
+  // Objects inside object streams count against the same limit as those in the file.
+  let room = limits.pdfRepairObjects - headers.length;
   let inflateBudget = limits.pdfRepairInflateBytes;
   for (const [k, h] of headers.entries()) {
     const next = headers[k + 1]?.start ?? text.length;
@@ -75,13 +77,14 @@ function scanObjects(text: string, bytes: Uint8Array): Map<number, Found> {
     const cut = /\bstream(?:\r\n|\n|\r)|\bendobj\b/.exec(body);
     const dict = cut ? body.slice(0, cut.index) : body;
     keep({ num: h.num, gen: h.gen, at: { offset: h.start }, dict, order: h.start, closed: cut !== null });
-    if (cut?.[0].startsWith('stream') && /\/Type\s*\/ObjStm\b/.test(dict)) {
+    if (cut?.[0].startsWith('stream') && /\/Type\s*\/ObjStm\b/.test(dict) && room > 0) {
       const data = streamData(text, bytes, h.end + cut.index + cut[0].length, dict, next);
       const inflated = inflate(data, inflateBudget);
       if (!inflated) continue;
       inflateBudget -= inflated.length;
-      for (const inner of objectStream(inflated, dict, h.num))
-        keep({ ...inner, order: h.start, closed: true });
+      const inner = objectStream(inflated, dict, h.num, room);
+      room -= inner.length;
+      for (const o of inner) keep({ ...o, order: h.start, closed: true });
     }
   }
   return objects;
@@ -92,8 +95,9 @@ function streamData(text: string, bytes: Uint8Array, start: number, dict: string
   const length = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(dict);
   let end = length ? start + Number(length[1]) : -1;
   if (end < start || end > limit) {
-    end = text.indexOf('endstream', start);
-    if (end < 0 || end > limit) end = limit;
+    // Searched up to the next object only: a file of streams without an end is not read again per stream.
+    const found = text.slice(start, limit).indexOf('endstream');
+    end = found < 0 ? limit : start + found;
   }
   return bytes.subarray(start, end);
 }
@@ -108,21 +112,37 @@ function inflate(data: Uint8Array, budget: number): Buffer | undefined {
   }
 }
 
-/** The objects an object stream holds: its header lists `number offset` pairs before /First. */
-function objectStream(data: Buffer, dict: string, streamNum: number): Omit<Found, 'order' | 'closed'>[] {
-  const n = Number(/\/N\s+(\d+)/.exec(dict)?.[1] ?? 0);
+/**
+ * The objects an object stream holds, `max` at most: its header lists `number offset` pairs
+ * before /First, offsets increasing. An entry that starts inside the one before it is skipped,
+ * so no byte is read as two objects' dictionaries.
+ */
+function objectStream(
+  data: Buffer,
+  dict: string,
+  streamNum: number,
+  max: number,
+): Omit<Found, 'order' | 'closed'>[] {
+  const n = Math.min(max, Number(/\/N\s+(\d+)/.exec(dict)?.[1] ?? 0));
   const first = Number(/\/First\s+(\d+)/.exec(dict)?.[1] ?? 0);
   if (!(n > 0) || !(first > 0) || first > data.length) return [];
   const text = data.toString('latin1');
-  const pairs = text.slice(0, first).trim().split(/\s+/).map(Number);
+  // The pairs of the first n entries and the next entry's offset, where the last one ends.
+  const pairs: number[] = [];
+  const head = text.slice(0, first);
+  const token = /\S+/g;
+  for (let m = token.exec(head); m && pairs.length < 2 * n + 2; m = token.exec(head))
+    pairs.push(Number(m[0]));
   const out: Omit<Found, 'order' | 'closed'>[] = [];
+  let floor = first;
   for (let i = 0; i < n && 2 * i + 1 < pairs.length; i++) {
     const num = pairs[2 * i]!;
     const start = first + pairs[2 * i + 1]!;
     const end = 2 * i + 3 < pairs.length ? first + pairs[2 * i + 3]! : text.length;
-    if (!Number.isInteger(num) || !(start >= first) || start > text.length) continue;
-    const dict = text.slice(start, Math.min(Math.max(end, start), start + DICT_CHARS));
-    out.push({ num, gen: 0, at: { stream: streamNum, index: i }, dict });
+    if (!Number.isInteger(num) || num < 0 || num > MAX_OBJECT || !(start >= floor) || start > text.length)
+      continue;
+    floor = Math.min(Math.max(end, start), start + DICT_CHARS);
+    out.push({ num, gen: 0, at: { stream: streamNum, index: i }, dict: text.slice(start, floor) });
   }
   return out;
 }
@@ -138,15 +158,19 @@ interface TrailerKeys {
 /** Root, Info, Encrypt and ID from the trailers and cross-reference streams, latest first. */
 function trailerKeys(text: string, objects: Map<number, Found>): TrailerKeys {
   const dicts: { order: number; dict: string }[] = [];
-  for (const m of text.matchAll(/trailer\s*<</g))
-    dicts.push({ order: m.index, dict: text.slice(m.index, m.index + 4096) });
+  // Each trailer is read up to the next one, so a file of trailers is read once, not 4 KB per trailer.
+  const trailers = Array.from(text.matchAll(/trailer\s*<</g), (m) => m.index);
+  for (const [k, at] of trailers.entries())
+    dicts.push({ order: at, dict: text.slice(at, Math.min(at + 4096, trailers[k + 1] ?? text.length)) });
   for (const o of objects.values()) if (/\/Type\s*\/XRef\b/.test(o.dict)) dicts.push(o);
   dicts.sort((a, b) => b.order - a.order);
   const keys: TrailerKeys = { roots: [] };
+  // Only objects the scan found can be catalogs; a set keeps each once, in the order found.
+  const roots = new Set<number>();
   const ref = (dict: string, key: string) => new RegExp(`/${key}\\s+(\\d+)\\s+(\\d+)\\s+R`).exec(dict);
   for (const { dict } of dicts) {
     const root = ref(dict, 'Root');
-    if (root && !keys.roots.includes(Number(root[1]))) keys.roots.push(Number(root[1]));
+    if (root && objects.has(Number(root[1]))) roots.add(Number(root[1]));
     const info = ref(dict, 'Info');
     if (!keys.info && info && objects.has(Number(info[1]))) keys.info = `${info[1]} ${info[2]} R`;
     const encrypt = ref(dict, 'Encrypt');
@@ -157,7 +181,8 @@ function trailerKeys(text: string, objects: Map<number, Found>): TrailerKeys {
   const catalogs = [...objects.values()]
     .filter((o) => /\/Type\s*\/Catalog\b/.test(o.dict))
     .sort((a, b) => b.order - a.order);
-  for (const c of catalogs) if (!keys.roots.includes(c.num)) keys.roots.push(c.num);
+  for (const c of catalogs) roots.add(c.num);
+  keys.roots = [...roots];
   return keys;
 }
 
@@ -168,14 +193,18 @@ function isPage(dict: string): boolean {
   return /\/Contents\s*(\d+\s+\d+\s+R|\[)/.test(dict) && /\/(MediaBox|Parent|Resources)\b/.test(dict);
 }
 
-/** Pages reachable from the first catalog whose tree leads to any, in tree order; cycles cut. */
+/**
+ * Pages reachable from the first catalog whose tree leads to any, in tree order; cycles cut.
+ * A node is visited once over all catalogs: one that led to no page under a catalog tried
+ * before leads to none now, and many catalogs sharing a big tree must not walk it each.
+ */
 function fromTree(objects: Map<number, Found>, roots: readonly number[]): Found[] {
+  const seen = new Set<number>();
   for (const root of roots) {
     const catalog = objects.get(root);
     const pagesRef = catalog && /\/Pages\s+(\d+)\s+\d+\s+R/.exec(catalog.dict);
     if (!pagesRef) continue;
     const pages: Found[] = [];
-    const seen = new Set<number>();
     const visit = (num: number, depth: number) => {
       const node = objects.get(num);
       if (!node || seen.has(num) || depth > 64 || pages.length >= limits.pdfRepairObjects) return;
@@ -230,16 +259,17 @@ function appendUpdate(
   }
   rows.push([treeNum, 1, treeAt, 0], [catalogNum, 1, catalogAt, 0], [xrefNum, 1, xrefAt, 0]);
   rows.sort((a, b) => a[0] - b[0]);
-  // Entries of 1 + 4 + 2 bytes (type, offset or object stream, generation or index), in
-  // runs of consecutive numbers (/Index), so sparse numbering costs nothing.
-  const entries = Buffer.alloc(rows.length * 7);
+  // Entries of 1 + 4 + 4 bytes (type, offset or object stream, generation or index: an object
+  // stream may hold more than 65,535 objects), in runs of consecutive numbers (/Index), so
+  // sparse numbering costs nothing.
+  const entries = Buffer.alloc(rows.length * 9);
   const index: number[] = [];
   for (const [k, [num, type, a, b]] of rows.entries()) {
     if (k === 0 || num !== rows[k - 1]![0] + 1) index.push(num, 0);
     index[index.length - 1]!++;
-    entries.writeUInt8(type, k * 7);
-    entries.writeUInt32BE(a, k * 7 + 1);
-    entries.writeUInt16BE(b, k * 7 + 5);
+    entries.writeUInt8(type, k * 9);
+    entries.writeUInt32BE(a, k * 9 + 1);
+    entries.writeUInt32BE(b, k * 9 + 5);
   }
   const keys = [
     `/Root ${catalogNum} 0 R`,
@@ -247,7 +277,7 @@ function appendUpdate(
     trailer.encrypt ? `/Encrypt ${trailer.encrypt}` : '',
     trailer.id ? `/ID ${trailer.id}` : '',
   ].join('');
-  body += `${xrefNum} 0 obj\n<</Type/XRef/Size ${xrefNum + 1}/Index[${index.join(' ')}]/W[1 4 2]${keys}/Length ${entries.length}>>\nstream\n`;
+  body += `${xrefNum} 0 obj\n<</Type/XRef/Size ${xrefNum + 1}/Index[${index.join(' ')}]/W[1 4 4]${keys}/Length ${entries.length}>>\nstream\n`;
   const tail = `\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
   return Buffer.concat([bytes, Buffer.from(body, 'latin1'), entries, Buffer.from(tail, 'latin1')]);
 }

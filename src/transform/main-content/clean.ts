@@ -56,7 +56,9 @@ function leadingText(el: Element, firstOnly: boolean): string {
     const node = stack.pop()!;
     if (node.type === 'text') {
       text += node.value;
-      if (firstOnly && text.trim() !== '') break;
+      // The text so far was blank, so this node's words are its first (trimming all of it
+      // again at every node would cost the square of a run of blank spans).
+      if (firstOnly && node.value.trim() !== '') break;
     } else if (node.type === 'element') {
       if (node.tagName === 'a' && !firstOnly) break;
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);

@@ -105,17 +105,13 @@ export function scoreCandidates(stats: Map<Element, NodeStats>): Scores {
     furniture.set(el, verdict);
     return verdict;
   };
+  const paragraphs = new Map<Element, number>();
   for (const [el, s] of stats) {
     if (!isParagraph(el, s)) continue;
     const points = paragraphPoints(s);
-    // Prose totals, unfaded, stop at furniture: prose in a comment section or sidebar does not
-    // count for the containers around it.
-    for (let a: Element | undefined = el; a && !isFurniture(a); ) {
-      a = stats.get(a)!.parent;
-      if (a) prose.set(a, (prose.get(a) ?? 0) + points);
-    }
-    // Likewise for the faded scores: furniture may win on its own text (an article in a
-    // "widget"), but its paragraphs do not lift the containers around it.
+    paragraphs.set(el, points);
+    // Furniture may win on its own text (an article in a "widget"), but its paragraphs do not
+    // lift the containers around it.
     let ancestor = isFurniture(el) ? undefined : s.parent;
     for (let level = 0; ancestor && level < SHARE_DIVIDERS.length; ) {
       // Text inside a paragraph or an inline wrapper credits the block around it instead.
@@ -125,6 +121,17 @@ export function scoreCandidates(stats: Map<Element, NodeStats>): Scores {
       }
       ancestor = isFurniture(ancestor) ? undefined : stats.get(ancestor)!.parent;
     }
+  }
+  // Prose totals, unfaded, stop at furniture likewise: prose in a comment section or sidebar
+  // does not count for the containers around it. They are summed from the leaves up in one
+  // pass (in reverse document order every element comes before its ancestors), so a deep
+  // page costs no more than a wide one.
+  const elements = [...stats.keys()];
+  for (let k = elements.length - 1; k >= 0; k--) {
+    const el = elements[k]!;
+    const flow = (paragraphs.get(el) ?? 0) + (prose.get(el) ?? 0);
+    const parent = stats.get(el)!.parent;
+    if (flow > 0 && parent && !isFurniture(el)) prose.set(parent, (prose.get(parent) ?? 0) + flow);
   }
   const scores = new Map<Element, number>();
   for (const [el, score] of raw) scores.set(el, score * (1 - linkDensity(stats.get(el)!)));
