@@ -104,11 +104,12 @@ export interface XlsxSheet {
 
 /**
  * A minimal XLSX: the package and workbook relationships, the workbook listing `sheets` in
- * order, each sheet part, shared strings when given, and any further parts.
+ * order, each sheet part, shared strings when given, and any further parts. `listed` adds raw
+ * `<sheet>` elements after those, for hostile workbooks whose list names parts it lacks or repeats.
  */
 export function xlsx(
   sheets: readonly XlsxSheet[],
-  opts: { sharedStrings?: string[]; extra?: ZipEntry[] } = {},
+  opts: { sharedStrings?: string[]; extra?: ZipEntry[]; listed?: readonly string[] } = {},
 ): Buffer {
   const rel = (id: string, type: string, target: string) =>
     `<Relationship Id="${id}" Type="${REL_TYPE}/${type}" Target="${target}"/>`;
@@ -129,6 +130,7 @@ export function xlsx(
       data:
         `<?xml version="1.0"?><workbook xmlns="${S}" xmlns:r="${R}"><sheets>` +
         sheets.map((s, i) => `<sheet name="${s.name}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
+        (opts.listed ?? []).join('') +
         '</sheets></workbook>',
     },
     {
