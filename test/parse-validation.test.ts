@@ -92,9 +92,24 @@ describe('POST /v2/parse request validation', () => {
         /options\.parsers\[0\]\.mode must be one of fast, auto, ocr/,
       );
       await expect400(
-        { parsers: [{ type: 'pdf', pages: true }] },
+        { parsers: [{ type: 'pdf', pages: true, columns: 2 }] },
         'BAD_REQUEST',
-        /options\.parsers\[0\] has unrecognized key "pages"/,
+        /options\.parsers\[0\] has unrecognized key "columns"/,
+      );
+      await expect400(
+        { parsers: ['pdf', 'docx'] },
+        'BAD_REQUEST',
+        /options\.parsers\[1\] must be "pdf" or "image"/,
+      );
+      await expect400(
+        { parsers: [{ type: 'ocr' }] },
+        'BAD_REQUEST',
+        /options\.parsers\[0\]\.type must be "pdf" or "image"/,
+      );
+      await expect400(
+        { parsers: [{ type: 'image', mode: 'fast' }] },
+        'BAD_REQUEST',
+        /options\.parsers\[0\] has unrecognized key "mode"/,
       );
       await expect400(
         { timeout: 300001 },
@@ -129,8 +144,27 @@ describe('POST /v2/parse request validation', () => {
         'BAD_REQUEST',
         /options\.excludeTags must be an array of CSS selectors/,
       );
-      await expect400({ redactPII: { mode: 'model' } }, 'BAD_REQUEST', /options\.redactPII/);
-      await expect400({ redactPII: { entities: ['EMAIL', 'DNA'] } }, 'BAD_REQUEST', /options\.redactPII/);
+      // The object form is judged as PII options, so the message names the inner field and rule.
+      await expect400(
+        { redactPII: { mode: 'model' } },
+        'BAD_REQUEST',
+        /options\.redactPII\.mode must be one of fast, aggressive, accurate/,
+      );
+      await expect400(
+        { redactPII: { entities: ['EMAIL', 'DNA'] } },
+        'BAD_REQUEST',
+        /options\.redactPII\.entities\[1\] must be one of PERSON, EMAIL, PHONE, LOCATION, FINANCIAL, SECRET/,
+      );
+      await expect400(
+        { redactPII: { replaceStyle: 'blur' } },
+        'BAD_REQUEST',
+        /options\.redactPII\.replaceStyle must be one of tag, mask, remove/,
+      );
+      await expect400(
+        { redactPII: 'yes' },
+        'BAD_REQUEST',
+        /options\.redactPII must be true, false or a PII options object/,
+      );
       await expect400(
         { auditMetadata: { username: 'x'.repeat(1025) } },
         'BAD_REQUEST',
@@ -166,7 +200,11 @@ describe('POST /v2/parse request validation', () => {
           excludeTags: ['.ad'],
           headers: { 'x-a': 'b' },
           timeout: 60000,
-          parsers: ['pdf', { type: 'pdf', mode: 'fast', maxPages: 3 }],
+          parsers: [
+            'pdf',
+            'image',
+            { type: 'pdf', mode: 'fast', maxPages: 3, pages: true, pageMarkdown: true },
+          ],
           skipTlsVerification: false,
           removeBase64Images: false,
           blockAds: false,
@@ -176,6 +214,9 @@ describe('POST /v2/parse request validation', () => {
           integration: '_internal',
           auditMetadata: { username: 'alice' },
           zeroDataRetention: true,
+          // Upstream accepts these and forces them for uploads (no cache).
+          maxAge: 172800000,
+          storeInCache: true,
         },
       });
       assert.equal(status, 200, JSON.stringify(body));
@@ -195,7 +236,14 @@ describe('POST /v2/parse request validation', () => {
       await expect400({ waitFor: 100 }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.waitFor/);
       await expect400({ mobile: true }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.mobile/);
       await expect400({ location: { country: 'US' } }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.location/);
-      await expect400({ maxAge: 1000 }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.maxAge/);
+      await expect400({ minAge: 1000 }, 'PARSE_UNSUPPORTED_OPTIONS', /options\.minAge/);
+    });
+    it('accept an empty audit username, as upstream does', async () => {
+      const { status, body } = await parse(server(), {
+        file: page,
+        options: { auditMetadata: { username: '' } },
+      });
+      assert.equal(status, 200, JSON.stringify(body));
     });
     it('refuse browser formats by name', async () => {
       await expect400(
@@ -232,13 +280,25 @@ describe('POST /v2/parse request validation', () => {
 
   describe('file types', () => {
     it('refuses bytes that are no supported format, listing the supported extensions', async () => {
+      const junk = Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) % 256);
+      const { status, body } = await parse(server(), { file: { bytes: junk, filename: 'blob' } });
+      assert.equal(status, 400);
+      assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
+      assert.match(body.error, /"blob" is not a supported file type/);
+      assert.match(body.error, /\.html, \.htm, \.xhtml.*\.csv.*\.txt.*\.md.*\.json.*\.xml/);
+    });
+    it('refuses an image when an explicit parsers list leaves out "image", as upstream does', async () => {
       const png = Uint8Array.from([
         0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
       ]);
-      const { status, body } = await parse(server(), { file: { bytes: png, filename: 'image.png' } });
-      assert.equal(status, 400);
+      const { status, body } = await parse(server(), {
+        file: { bytes: png, filename: 'scan.png' },
+        options: { parsers: ['pdf'] },
+      });
+      assert.equal(status, 400, JSON.stringify(body));
       assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
-      assert.match(body.error, /\.html, \.htm, \.xhtml.*\.csv/);
+      assert.match(body.error, /PNG image.*options\.parsers lists "image"/);
+      assert.doesNotMatch(body.error, /\.png/);
     });
     it('refuses a .docx whose bytes are junk', async () => {
       const junk = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);

@@ -1,21 +1,12 @@
 import { z } from 'zod';
 import { formats } from '../detect/formats.ts';
-import { formatTypes, parseOptionsSchema } from '../options/parse-options.ts';
+import { formatTypes, parseOptionsSchema, parserTypes } from '../options/parse-options.ts';
 import { createSessionBody, executeBody } from './interact-schemas.ts';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; items?: JsonSchema };
 
 /** Options the schema accepts only to refuse them by name; not part of the parse interface. */
-const refusedOptions = [
-  'actions',
-  'waitFor',
-  'location',
-  'mobile',
-  'maxAge',
-  'minAge',
-  'storeInCache',
-  'fastMode',
-];
+const refusedOptions = ['actions', 'waitFor', 'location', 'mobile', 'minAge', 'fastMode'];
 
 /** The options schema as JSON Schema, from the very zod schema that validates requests. */
 function optionsJsonSchema(): JsonSchema {
@@ -29,7 +20,7 @@ function optionsJsonSchema(): JsonSchema {
   const formatItems = props.formats!.items!;
   props.formats!.items = { anyOf: [{ type: 'string', enum: [...formatTypes] }, formatItems] };
   const parserItems = props.parsers!.items!;
-  props.parsers!.items = { anyOf: [{ type: 'string', enum: ['pdf'] }, parserItems] };
+  props.parsers!.items = { anyOf: [{ type: 'string', enum: [...parserTypes] }, parserItems] };
   return schema;
 }
 

@@ -52,8 +52,11 @@ const formatObject = z.discriminatedUnion(
 /** `"markdown"` is shorthand for `{type:"markdown"}`. */
 const format = z.preprocess((v) => (typeof v === 'string' ? { type: v } : v), formatObject);
 
+const flag = (description: string) =>
+  z.boolean({ error: 'must be true or false' }).optional().describe(description);
+
 const pdfParser = z.strictObject({
-  type: z.literal('pdf', { error: 'must be "pdf"' }),
+  type: z.literal('pdf'),
   mode: z
     .enum(['fast', 'auto', 'ocr'], { error: 'must be one of fast, auto, ocr' })
     .default('auto')
@@ -65,14 +68,29 @@ const pdfParser = z.strictObject({
     .max(10_000, { error: 'must be an integer from 1 to 10000' })
     .optional()
     .describe('Limits how many PDF pages are parsed.'),
+  pages: flag("Add `pages`: each physical page's Markdown, alongside the document's."),
+  pageMarkdown: flag('Old name of `pages`, still accepted.'),
+  blocks: flag('Add `blocks`: per page, the typed layout blocks with boxes and reading order.'),
+  pageMarkers: flag('Join the pages in `markdown` with `---` and `<!-- page N -->` between them.'),
 });
-/** `"pdf"` is shorthand for `{type:"pdf"}`. */
-const parser = z.preprocess((v) => (v === 'pdf' ? { type: 'pdf' } : v), pdfParser);
+
+/** Raster images OCR'd as one-page documents (a TIFF: one page per frame); takes no options. */
+const imageParser = z.strictObject({ type: z.literal('image') });
+
+export const parserTypes = ['pdf', 'image'] as const;
+/** `"pdf"` is shorthand for `{type:"pdf"}`, `"image"` for `{type:"image"}`. */
+const parser = z.preprocess(
+  (v) => (typeof v === 'string' ? { type: v } : v),
+  z.discriminatedUnion('type', [pdfParser, imageParser], {
+    error: `must be ${parserTypes.map((t) => `"${t}"`).join(' or ')}`,
+  }),
+);
+export type PdfParserOptions = z.output<typeof pdfParser>;
 
 export const piiEntities = ['PERSON', 'EMAIL', 'PHONE', 'LOCATION', 'FINANCIAL', 'SECRET'] as const;
 const piiOptions = z.strictObject({
   mode: z
-    .enum(['accurate', 'aggressive', 'fast'], { error: 'must be one of accurate, aggressive, fast' })
+    .enum(['accurate', 'aggressive', 'fast'], { error: 'must be one of fast, aggressive, accurate' })
     .default('accurate'),
   entities: z.array(z.enum(piiEntities, { error: `must be one of ${piiEntities.join(', ')}` })).optional(),
   replaceStyle: z
@@ -147,9 +165,9 @@ export const parseOptionsSchema = z
       .default(limits.timeoutDefaultMs)
       .describe('Deadline in milliseconds, time spent queued included.'),
     parsers: z
-      .array(parser, { error: 'must be an array of "pdf" or parser objects' })
-      .default([{ type: 'pdf', mode: 'auto' }])
-      .describe('PDF parser settings.'),
+      .array(parser, { error: 'must be an array of parser names or objects' })
+      .default([{ type: 'pdf', mode: 'auto' }, { type: 'image' }])
+      .describe('Which parsers may run, and their settings: an upload no listed parser reads is refused.'),
     skipTlsVerification: bool(true, 'Skip TLS verification for additional requests.'),
     removeBase64Images: bool(true, 'Replace base64 images with alt-text placeholders.'),
     blockAds: bool(true, 'Ad and cookie-popup blocking.'),
@@ -170,7 +188,6 @@ export const parseOptionsSchema = z
       .strictObject({
         username: z
           .string({ error: 'must be a string' })
-          .min(1, { error: 'must not be empty' })
           .max(1024, { error: 'must be at most 1024 characters' }),
       })
       .optional()
@@ -181,9 +198,20 @@ export const parseOptionsSchema = z
     waitFor: z.number().optional(),
     location: z.unknown().optional(),
     mobile: z.boolean().optional(),
-    maxAge: z.number().optional(),
     minAge: z.number().optional(),
-    storeInCache: z.boolean().optional(),
+    // Cache options upstream accepts and overrides for uploads, which are never cached.
+    maxAge: z
+      .number({ error: 'must be a non-negative integer (milliseconds)' })
+      .int({ error: 'must be a non-negative integer (milliseconds)' })
+      .min(0, { error: 'must be a non-negative integer (milliseconds)' })
+      .optional()
+      .transform(() => 0)
+      .describe('Accepted as upstream does; an upload is never cached, so it is always 0.'),
+    storeInCache: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .transform(() => false)
+      .describe('Accepted as upstream does; an upload is never stored in a cache.'),
     fastMode: z.boolean().optional(),
   })
   .describe('Parse options');

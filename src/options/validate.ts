@@ -19,7 +19,27 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
+/**
+ * The issues of the one union branch whose type the value has (`redactPII` given an object is
+ * judged as PII options, not as a boolean), so the message names the inner field and rule.
+ */
+function matchedBranch(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue[] | undefined {
+  const typed = issue.errors.filter(
+    (branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0),
+  );
+  if (typed.length !== 1) return undefined;
+  return typed[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }));
+}
+
 export function describeIssue(root: string, issue: z.core.$ZodIssue, input: unknown): string {
+  if (issue.code === 'invalid_union') {
+    const inner = matchedBranch(issue);
+    if (inner) return inner.map((i) => describeIssue(root, i, input)).join('; ');
+    // A shorthand string that names no variant ("parsers": ["docx"]) is wrong as a whole.
+    const parent = issue.path.slice(0, -1);
+    if (issue.path.length > 0 && typeof valueAt(input, parent) === 'string')
+      return `${fieldPath(root, parent)} ${issue.message}`;
+  }
   const where = fieldPath(root, issue.path);
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
@@ -41,9 +61,7 @@ const scrapeOnlyOptions: Record<string, (value: unknown) => boolean> = {
   waitFor: (v) => typeof v === 'number' && v > 0,
   location: (v) => v !== undefined && v !== null,
   mobile: (v) => v === true,
-  maxAge: (v) => v !== undefined,
   minAge: (v) => v !== undefined,
-  storeInCache: (v) => v !== undefined,
   fastMode: (v) => v === true,
 };
 
