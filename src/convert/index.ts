@@ -1,4 +1,5 @@
-import type { FormatId } from '../detect/formats.ts';
+import { type FormatId, imageFormats } from '../detect/formats.ts';
+import type { ParseOptions } from '../options/parse-options.ts';
 import type { Converter } from './converter.ts';
 import { convertCsv } from './csv/convert-csv.ts';
 import { convertDoc } from './doc/convert-doc.ts';
@@ -12,6 +13,9 @@ import { convertPpt } from './ppt/convert-ppt.ts';
 import { convertPptx } from './pptx/convert-pptx.ts';
 import { convertRtf } from './rtf/convert-rtf.ts';
 import { convertSpreadsheet } from './spreadsheet/convert-spreadsheet.ts';
+import { convertJson, convertXml } from './text/convert-code-text.ts';
+import { convertMarkdown } from './text/convert-markdown.ts';
+import { convertPlainText } from './text/convert-plain-text.ts';
 
 /** The one place a format plugs in: its converter, producing the shared document model. */
 export const converters: Partial<Record<FormatId, Converter>> = {
@@ -33,6 +37,19 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   pdf: convertPdf,
   pptx: convertPptx,
   pptm: convertPptx,
+  txt: convertPlainText,
+  md: convertMarkdown,
+  json: convertJson,
+  xml: convertXml,
 };
 
 export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);
+
+const withoutImages: ReadonlySet<FormatId> = new Set(
+  [...implementedFormats].filter((f) => !imageFormats.includes(f)),
+);
+
+/** What one request may convert: images only while its `parsers` list has `image`, as upstream. */
+export function convertibleFormats(options: ParseOptions): ReadonlySet<FormatId> {
+  return options.parsers.some((p) => p.type === 'image') ? implementedFormats : withoutImages;
+}

@@ -46,8 +46,11 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
   const sniffed = sniff(upload.bytes);
   const decide = (format: FormatId): Detection => {
     if (!implemented.has(format)) {
+      const info = formatInfo(format);
       throw unsupported(
-        `Converting ${formatInfo(format).label} files is not available in this Quire build.`,
+        info.container === 'image'
+          ? `The upload is a ${info.label}, and images are read only when options.parsers lists "image" (the default does).`
+          : `Converting ${info.label} files is not available in this Quire build.`,
         implemented,
       );
     }
@@ -79,14 +82,22 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
         `The upload is a ${sniffed.container === 'zip' ? 'ZIP archive' : 'OLE compound file'} that is none of the supported formats.`,
         implemented,
       );
-    case 'text':
-      if (claimed?.container === 'text') {
+    case 'text': {
+      // Clients send text/plain for any text, so only a name, or a more telling type, is a claim.
+      const named =
+        claimed?.container === 'text' && (claimed.id !== 'txt' || formatByExtension(upload.filename));
+      if (named) {
         // A .csv that is really an HTML page is parsed as HTML; never the other way round.
-        return decide(claimed.id === 'csv' && sniffed.looksLikeHtml ? 'html' : claimed.id);
+        return decide(claimed.id === 'csv' && sniffed.looks === 'html' ? 'html' : claimed.id);
       }
-      if (sniffed.looksLikeHtml) return decide('html');
-      if (!claimed) return decide('csv');
-      throw unsupported(`The upload is named as ${claimed.label} but its bytes are plain text.`, implemented);
+      if (sniffed.looks === 'html') return decide('html');
+      if (claimed && claimed.container !== 'text')
+        throw unsupported(
+          `The upload is named as ${claimed.label} but its bytes are plain text.`,
+          implemented,
+        );
+      return decide(sniffed.looks);
+    }
     case 'binary':
       throw unsupported(
         claimed

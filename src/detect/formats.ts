@@ -5,7 +5,7 @@ export interface FormatInfo {
   extensions: readonly string[];
   mimeTypes: readonly string[];
   /** Container the bytes use; a file's bytes must agree with its claimed container. */
-  container: 'pdf' | 'zip' | 'ole' | 'rtf' | 'text';
+  container: 'pdf' | 'zip' | 'ole' | 'rtf' | 'text' | 'image';
 }
 
 export type FormatId =
@@ -26,7 +26,20 @@ export type FormatId =
   | 'pptm'
   | 'ppt'
   | 'epub'
-  | 'csv';
+  | 'csv'
+  | 'txt'
+  | 'md'
+  | 'json'
+  | 'xml'
+  | 'png'
+  | 'jpeg'
+  | 'tiff'
+  | 'gif'
+  | 'bmp'
+  | 'webp';
+
+/** Raster images, read by OCR when the `image` parser is on (the default). */
+export const imageFormats: readonly FormatId[] = ['png', 'jpeg', 'tiff', 'gif', 'bmp', 'webp'];
 
 const ooxml = 'application/vnd.openxmlformats-officedocument';
 
@@ -145,6 +158,58 @@ export const formats: readonly FormatInfo[] = [
     mimeTypes: ['text/csv', 'application/csv', 'text/comma-separated-values'],
     container: 'text',
   },
+  {
+    id: 'txt',
+    label: 'plain text',
+    extensions: ['.txt', '.text', '.log'],
+    mimeTypes: ['text/plain'],
+    container: 'text',
+  },
+  {
+    id: 'md',
+    label: 'Markdown',
+    extensions: ['.md', '.markdown', '.mdown', '.mkd'],
+    mimeTypes: ['text/markdown', 'text/x-markdown'],
+    container: 'text',
+  },
+  {
+    id: 'json',
+    label: 'JSON',
+    extensions: ['.json', '.jsonl', '.ndjson', '.geojson'],
+    mimeTypes: ['application/json', 'application/x-ndjson', 'application/geo+json'],
+    container: 'text',
+  },
+  {
+    id: 'xml',
+    label: 'XML',
+    extensions: ['.xml', '.xsd', '.xsl', '.rss', '.atom'],
+    mimeTypes: ['application/xml', 'text/xml', 'application/rss+xml', 'application/atom+xml'],
+    container: 'text',
+  },
+  { id: 'png', label: 'PNG image', extensions: ['.png'], mimeTypes: ['image/png'], container: 'image' },
+  {
+    id: 'jpeg',
+    label: 'JPEG image',
+    extensions: ['.jpg', '.jpeg', '.jpe', '.jfif'],
+    mimeTypes: ['image/jpeg', 'image/pjpeg'],
+    container: 'image',
+  },
+  {
+    id: 'tiff',
+    label: 'TIFF image',
+    extensions: ['.tif', '.tiff'],
+    mimeTypes: ['image/tiff'],
+    container: 'image',
+  },
+  { id: 'gif', label: 'GIF image', extensions: ['.gif'], mimeTypes: ['image/gif'], container: 'image' },
+  {
+    id: 'bmp',
+    label: 'BMP image',
+    extensions: ['.bmp', '.dib'],
+    mimeTypes: ['image/bmp', 'image/x-ms-bmp'],
+    container: 'image',
+  },
+  { id: 'webp', label: 'WebP image', extensions: ['.webp'], mimeTypes: ['image/webp'], container: 'image' },
 ];
 
 const byId = new Map(formats.map((f) => [f.id, f]));

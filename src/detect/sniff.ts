@@ -1,5 +1,6 @@
 import { limits } from '../limits.ts';
 import { bomEncoding, bomlessUtf16 } from '../text/decode.ts';
+import { classifyText, type TextKind } from './classify-text.ts';
 import type { FormatId } from './formats.ts';
 import { listZip } from './zip-entries.ts';
 
@@ -8,7 +9,7 @@ export type Sniffed =
   | { kind: 'format'; format: FormatId }
   /** A container that holds several formats whose members we could not tell apart. */
   | { kind: 'container'; container: 'zip' | 'ole' }
-  | { kind: 'text'; looksLikeHtml: boolean }
+  | { kind: 'text'; looks: TextKind }
   | { kind: 'binary' };
 
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -44,9 +45,6 @@ function sniffZip(bytes: Uint8Array): Sniffed {
   return { kind: 'container', container: 'zip' };
 }
 
-const HTML_START =
-  /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|meta|title|div|p|table|h[1-6]|article|section|main|span|a|ul|ol|br|img|link|script|style|form|header|nav)[\s/>]/i;
-
 /** Text when there are no NUL bytes (UTF-16 aside) and few control characters. */
 function sniffText(bytes: Uint8Array): Sniffed {
   const window = bytes.subarray(0, limits.sniffBytes);
@@ -60,11 +58,45 @@ function sniffText(bytes: Uint8Array): Sniffed {
     }
     if (control > window.length / 10) return { kind: 'binary' };
   }
-  const head = new TextDecoder(utf16 ?? 'latin1').decode(window.subarray(0, 4096));
-  return { kind: 'text', looksLikeHtml: HTML_START.test(head.replace(/^\uFEFF/, '')) };
+  const head = new TextDecoder(utf16 ?? 'latin1').decode(window);
+  return { kind: 'text', looks: classifyText(head, window.length === bytes.length) };
+}
+
+const latin1 = (bytes: Uint8Array, from: number, to: number) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(bytes.length, to) - from)).toString(
+    'latin1',
+  );
+
+/** BITMAPINFOHEADER and its successors (and the OS/2 core header): the sizes a real BMP has. */
+const BMP_HEADER_SIZES = new Set([12, 16, 40, 52, 56, 64, 108, 124]);
+
+/**
+ * Raster images by their signatures. BMP's two-letter `BM` is too weak alone (a text file may
+ * start with it), so its reserved bytes must be zero and its header size a real one.
+ */
+function sniffImage(bytes: Uint8Array): FormatId | undefined {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'jpeg';
+  const head = latin1(bytes, 0, 12);
+  if (head.startsWith('GIF87a') || head.startsWith('GIF89a')) return 'gif';
+  if (head.startsWith('II*\0') || head.startsWith('MM\0*')) return 'tiff';
+  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP') return 'webp';
+  if (
+    head.startsWith('BM') &&
+    bytes.length >= 18 &&
+    bytes[6] === 0 &&
+    bytes[7] === 0 &&
+    bytes[8] === 0 &&
+    bytes[9] === 0 &&
+    BMP_HEADER_SIZES.has(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readUInt32LE(14))
+  )
+    return 'bmp';
+  return undefined;
 }
 
 export function sniff(bytes: Uint8Array): Sniffed {
+  const image = sniffImage(bytes);
+  if (image) return { kind: 'format', format: image };
   // The PDF header may follow junk; readers accept it within the first 1 KB.
   if (indexOfAscii(bytes, '%PDF-', 1024) >= 0) return { kind: 'format', format: 'pdf' };
   if (startsWith(bytes, OLE_MAGIC)) return { kind: 'container', container: 'ole' };

@@ -84,6 +84,16 @@ function fit(delimiter: Delimiter, counts: number[]): Fit {
   return { delimiter, mode, consistency: counts.length > 0 ? best / counts.length : 0 };
 }
 
+/** How well `delimiter` splits the first records of `text` into rows of one width. */
+export function sniffRecords(
+  text: string,
+  delimiter: Delimiter,
+): { records: number; fields: number; consistency: number } {
+  const counts = fieldCounts(text, delimiter);
+  const f = fit(delimiter, counts);
+  return { records: counts.length, fields: f.mode, consistency: f.consistency };
+}
+
 export function sniffDelimiter(text: string): Delimiter {
   let winner: Fit | undefined;
   for (const delimiter of CANDIDATES) {

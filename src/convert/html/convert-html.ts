@@ -5,7 +5,7 @@ import { limits } from '../../limits.ts';
 import { decodeText, isKnownEncoding } from '../../text/decode.ts';
 import type { Converter } from '../converter.ts';
 import { ConversionError } from '../converter.ts';
-import { emptyHead, extractMetadata, pageBaseUrl } from './metadata.ts';
+import { emptyHead, extractMetadata, type PageHead, pageBaseUrl } from './metadata.ts';
 import { countStartTags, preparePage } from './prepare.ts';
 import { normalizeUrls } from './urls.ts';
 
@@ -39,6 +39,32 @@ function isHtmlContentType(contentType: string | undefined): contentType is stri
 }
 
 /**
+ * HTML text → the document tree: parsed as a browser would (parse5), what is never content
+ * dropped, links and images made absolute against the page's base URL (its own `<base>`,
+ * canonical link or `og:url`, else `url`). Also the path of Markdown, whose inline HTML
+ * must be read the same way.
+ */
+export function htmlToTree(text: string, url: string): { tree: Root; head: PageHead; baseUrl: string } {
+  if (countStartTags(text) > limits.htmlElements) {
+    throw new ConversionError(
+      'RESOURCE_LIMIT',
+      `The HTML document has more than ${limits.htmlElements} elements, which is more than Quire converts.`,
+    );
+  }
+  const head = emptyHead();
+  const body = preparePage(parse(text), head);
+  let children: RootContent[] = [];
+  if (body) {
+    const hast = fromParse5(body);
+    if (hast.type === 'element') children = hast.children;
+  }
+  const tree: Root = { type: 'root', children };
+  const baseUrl = pageBaseUrl(head, url);
+  normalizeUrls(tree, baseUrl);
+  return { tree, head, baseUrl };
+}
+
+/**
  * HTML upload → document. Decodes with the declared or detected charset, parses as a browser
  * would (parse5), drops what is never content (head, scripts, styles, comments, ...), keeps the
  * page's metadata, and makes links and images absolute against the page's base URL.
@@ -49,26 +75,7 @@ export const convertHtml: Converter = (input) => {
     declaredByUpload && isKnownEncoding(declaredByUpload) ? declaredByUpload : prescanCharset(input.bytes);
   const { text, encoding } = decodeText(input.bytes, declared);
 
-  if (countStartTags(text) > limits.htmlElements) {
-    throw new ConversionError(
-      'RESOURCE_LIMIT',
-      `The HTML document has more than ${limits.htmlElements} elements, which is more than Quire converts.`,
-    );
-  }
-
-  const head = emptyHead();
-  const document = parse(text);
-  const body = preparePage(document, head);
-  let children: RootContent[] = [];
-  if (body) {
-    const hast = fromParse5(body);
-    if (hast.type === 'element') children = hast.children;
-  }
-  const tree: Root = { type: 'root', children };
-
-  const baseUrl = pageBaseUrl(head, input.url);
-  normalizeUrls(tree, baseUrl);
-
+  const { tree, head, baseUrl } = htmlToTree(text, input.url);
   return {
     kind: 'web',
     tree,

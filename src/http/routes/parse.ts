@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { implementedFormats } from '../../convert/index.ts';
+import { convertibleFormats } from '../../convert/index.ts';
 import { detectFormat } from '../../detect/detect.ts';
 import { formatInfo } from '../../detect/formats.ts';
 import type { ParseOptions } from '../../options/parse-options.ts';
@@ -55,7 +55,7 @@ async function convert(
   upload: ParseUpload,
   options: ParseOptions,
 ): Promise<{ data: ParseData; limited: boolean; waitedMs: number }> {
-  const detection = detectFormat(upload.file, implementedFormats);
+  const detection = detectFormat(upload.file, convertibleFormats(options));
   const warnings: string[] = [];
   if (detection.relabelled) {
     warnings.push(
