@@ -50,6 +50,12 @@ export const limits = {
   workerOffHeapMb: 1024,
   /** How often that is checked: inflating runs at ~1 GB/s, so it overshoots by ~200 MB at most. */
   workerWatchdogMs: 200,
+  /**
+   * How fast a team's past worker time stops counting against it in the fair queue: it
+   * halves every minute, so a team that sent slow files a minute ago is only half behind,
+   * and one idle for five minutes starts nearly fresh.
+   */
+  fairUsageHalfLifeMs: 60_000,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Tinypool } from 'tinypool';
 import { limits } from '../limits.ts';
+import { FairQueue, QueueFullError, type Requester, type WorkerSlot } from './fair-queue.ts';
 import type { ParseJob } from './parse-document.ts';
 import type { WorkerResult } from './worker.ts';
 
@@ -33,9 +34,11 @@ export class PoolError extends Error {
  * dies alone, and an aborted task (timeout, client gone) kills its process too. The heap
  * limit does not cover memory outside the JavaScript heap (buffers, native libraries), so
  * a watchdog kills a process whose resident memory outgrows the heap limit by too much.
+ * Which waiting conversion gets a free worker is the fair queue's choice, not arrival order.
  */
 export class ConversionPool {
   private readonly pool: Tinypool;
+  private readonly queue: FairQueue;
   private readonly watchdog: NodeJS.Timeout;
 
   constructor(settings: PoolSettings) {
@@ -48,7 +51,9 @@ export class ConversionPool {
       env: process.env as Record<string, string>,
       minThreads: settings.workers,
       maxThreads: settings.workers,
-      maxQueue: settings.queueSize,
+      // The fair queue hands Tinypool no more tasks than it has workers; the slack covers a
+      // worker that is being replaced after a kill.
+      maxQueue: settings.workers,
       idleTimeout: 60_000,
     });
     const maxRssBytes = (settings.heapMb + limits.workerOffHeapMb) * 2 ** 20;
@@ -59,18 +64,33 @@ export class ConversionPool {
       }
     }, limits.workerWatchdogMs);
     this.watchdog.unref();
+    this.queue = new FairQueue({
+      slots: settings.workers,
+      maxWaiting: settings.queueSize,
+      usageHalfLifeMs: limits.fairUsageHalfLifeMs,
+    });
   }
 
-  async run(job: ParseJob, signal: AbortSignal): Promise<WorkerResult> {
+  async run(job: ParseJob, who: Requester, signal: AbortSignal): Promise<WorkerResult> {
+    let slot: WorkerSlot | undefined;
     try {
+      slot = await this.queue.acquire(who, signal);
       return (await this.pool.run(job, { signal })) as WorkerResult;
     } catch (error) {
       const err = error as Error;
+      if (err instanceof QueueFullError) throw new PoolError({ kind: 'queue-full' });
       if (signal.aborted || err.name === 'AbortError') throw new PoolError({ kind: 'aborted' });
       if (/queue is at limit/i.test(err.message)) throw new PoolError({ kind: 'queue-full' });
       if (/exited unexpectedly/i.test(err.message)) throw new PoolError({ kind: 'worker-died' });
       throw new PoolError({ kind: 'crashed', error: err });
+    } finally {
+      slot?.release();
     }
+  }
+
+  /** Busy workers, waiting conversions and the teams among them. */
+  stats(): ReturnType<FairQueue['stats']> {
+    return this.queue.stats();
   }
 
   close(): Promise<void> {

@@ -71,6 +71,7 @@ async function convert(
       throw signal.reason instanceof ApiError ? signal.reason : timeoutError(options.timeout);
     });
     try {
+      request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');
       const result = await deps.pool.run(
         {
           bytes: upload.file.bytes,
@@ -80,6 +81,7 @@ async function convert(
           options,
           warnings,
         },
+        { team: principal.team, key: principal.keyId },
         signal,
       );
       if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
