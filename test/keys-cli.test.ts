@@ -65,4 +65,44 @@ describe('API keys', () => {
     assert.ok(!db.includes(stdout.trim()) && !wal.includes(stdout.trim()));
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
+
+  it('revokes by what `keys list` shows: the prefix with its ellipsis, or the start of the id', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
+    const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
+    const cli = (...args: string[]) =>
+      run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
+    try {
+      await cli('keys', 'create', '--team', 'a');
+      await cli('keys', 'create', '--team', 'b');
+      const lines = (await cli('keys', 'list')).stdout.trim().split('\n');
+      const [firstId, firstPrefix] = lines[0]!.split(/\s+/);
+      const secondId = lines[1]!.split(/\s+/)[0]!;
+      assert.match(firstPrefix!, /^qk_\S+…$/);
+      assert.match((await cli('keys', 'revoke', firstPrefix!)).stdout, /revoked 1 key/);
+      assert.match((await cli('keys', 'revoke', secondId.slice(0, 8))).stdout, /revoked 1 key/);
+      const after = (await cli('keys', 'list')).stdout;
+      assert.match(after, new RegExp(`${firstId}.*revoked`));
+      assert.match(after, new RegExp(`${secondId}.*revoked`));
+      // Too short to name one key: refused, nothing revoked.
+      await assert.rejects(cli('keys', 'revoke', secondId.slice(0, 3)));
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the store readable by its owner only', async () => {
+    const server = await startServer();
+    try {
+      // The server has written to the store (its WAL exists once the first write is done).
+      assert.equal((await parse(server, { file: { bytes: '<p>x</p>', filename: 'a.html' } })).status, 200);
+      for (const name of ['quire.db', 'quire.db-wal', 'quire.db-shm']) {
+        const file = path.join(server.dataDir, name);
+        if (!fs.existsSync(file)) continue;
+        assert.equal(fs.statSync(file).mode & 0o777, 0o600, name);
+      }
+      assert.equal(fs.statSync(path.join(server.dataDir, 'quire.db')).mode & 0o777, 0o600);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -11,6 +11,9 @@ import type {
   Store,
 } from './store.ts';
 
+/** The shortest start of a key id that `keys revoke` takes for the whole id. */
+const MIN_ID_PREFIX = 8;
+
 /** Schema versions, applied in order; `PRAGMA user_version` records how far a file got. */
 const migrations: readonly string[] = [
   `CREATE TABLE api_keys (
@@ -118,7 +121,11 @@ export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
 
   constructor(file: string) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Keys' hashes, audit events and session records are the operator's alone: SQLite gives
+    // its WAL and shared-memory files the mode of the database file, so 0600 covers all three.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    fs.chmodSync(file, 0o600);
     this.db = new DatabaseSync(file);
     // WAL lets the key CLI write while the server reads; busy_timeout rides out its lock.
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
@@ -173,10 +180,23 @@ export class SqliteStore implements Store {
   }
 
   async revokeApiKey(idOrPrefix: string): Promise<number> {
-    const result = this.db
-      .prepare('UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR prefix = ?) AND revoked_at IS NULL')
-      .run(new Date().toISOString(), idOrPrefix, idOrPrefix);
-    return Number(result.changes);
+    // As `keys list` shows them: the key's prefix (copied with its ellipsis or not), its id,
+    // or the start of its id when that names exactly one active key.
+    const target = idOrPrefix.trim().replace(/(?:…|\.\.\.)$/, '');
+    if (target.length === 0) return 0;
+    const active = (where: string, ...params: string[]) =>
+      this.db.prepare(`SELECT id FROM api_keys WHERE revoked_at IS NULL AND ${where}`).all(...params) as {
+        id: string;
+      }[];
+    let chosen = active('(id = ? OR prefix = ?)', target, target);
+    if (chosen.length === 0 && target.length >= MIN_ID_PREFIX) {
+      const started = active('substr(id, 1, ?) = ?', String(target.length), target);
+      if (started.length === 1) chosen = started;
+    }
+    const revoke = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?');
+    const at = new Date().toISOString();
+    for (const { id } of chosen) revoke.run(at, id);
+    return chosen.length;
   }
 
   async countActiveApiKeys(): Promise<number> {
