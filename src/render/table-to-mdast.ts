@@ -5,13 +5,20 @@ import type { Nodes, PhrasingContent, RootContent, Table, TableCell, TableRow } 
 import { wrap } from './mdast-flow.ts';
 
 /**
- * Spans are repeated into the cells they cover (what a reader of a GFM table expects), unless
- * that would blow the table up well past the cells its source has: then each cell takes one
- * slot. HTML caps colspan at 1000; rowspan never runs past the table's last row.
+ * Spans are repeated into the cells they cover (what a reader of a GFM table expects), and
+ * short rows are padded to the table's width. Both are bounded by bytes, not by cell counts:
+ * a few kilobytes of `colspan=1000` or one very wide row over thousands of short ones would
+ * otherwise make megabytes of Markdown. Repeating spans may cost at most `GRID_GROWTH` times
+ * the table's own cells (each its text and a separator), else each cell takes one slot; a
+ * grid still past that is no data table, and its cells are rendered as flow.
+ * HTML caps colspan at 1000; rowspan never runs past the table's last row.
  */
 const MAX_COLSPAN = 1000;
-const SPAN_GROWTH = 4;
-const SPAN_SLACK = 1024;
+const GRID_GROWTH = 4;
+/** Small tables may grow more than that: a 3-cell header spanning 40 columns is fine. */
+const GRID_SLACK_BYTES = 16 * 1024;
+/** What one slot of a GFM row costs besides its text: `| ` and a space. */
+const SLOT_BYTES = 3;
 
 interface Rows {
   caption: Element | undefined;
@@ -146,11 +153,19 @@ export interface TableState {
 }
 
 function flowOf(state: TableState, table: Element, rows: Rows): RootContent[] {
-  const nodes: RootContent[] = [];
-  if (rows.caption) nodes.push(...state.all(rows.caption));
-  for (const row of rows.rows) for (const cell of cellsOf(row)) nodes.push(...state.all(cell));
-  if (rows.rows.length === 0) nodes.push(...state.all(table));
-  return wrap(nodes);
+  const out: RootContent[] = [];
+  if (rows.caption) out.push(...wrap(state.all(rows.caption)));
+  // A row's cells read on as one line, never glued: "a" and "b" in two cells are not "ab".
+  for (const row of rows.rows) {
+    const nodes: RootContent[] = [];
+    for (const cell of cellsOf(row)) {
+      if (nodes.length > 0) nodes.push({ type: 'text', value: ' ' });
+      nodes.push(...state.all(cell));
+    }
+    out.push(...wrap(nodes));
+  }
+  if (rows.rows.length === 0) out.push(...wrap(state.all(table)));
+  return out;
 }
 
 export interface TableOptions {
@@ -195,33 +210,20 @@ export function tableToMdast(
   const contents = cellRows.map((cells) => cells.map((cell) => flattenCell(state.all(cell))));
   state.inTable = false;
 
-  // Lay the cells on a grid, repeating spanned content.
-  let expanded = 0;
+  // Lay the cells on a grid, repeating spanned content, within the byte budget.
+  const textBytes = cellRows.map((cells) => cells.map((cell) => toText(cell).length + SLOT_BYTES));
+  const budget = GRID_GROWTH * textBytes.flat().reduce((a, b) => a + b, 0) + GRID_SLACK_BYTES;
+  let spanned = 0;
   for (let r = 0; r < cellRows.length; r++) {
-    for (const cell of cellRows[r]!) {
-      expanded +=
+    for (const [i, cell] of cellRows[r]!.entries()) {
+      const copies =
         span(cell.properties.colSpan, MAX_COLSPAN) * span(cell.properties.rowSpan, cellRows.length - r);
+      spanned += copies * textBytes[r]![i]!;
     }
   }
-  const useSpans = expanded <= cellCount * SPAN_GROWTH + SPAN_SLACK;
-  const grid: Array<Array<PhrasingContent[] | undefined>> = cellRows.map(() => []);
-  for (let r = 0; r < cellRows.length; r++) {
-    const line = grid[r]!;
-    let c = 0;
-    const cells = cellRows[r]!;
-    for (let i = 0; i < cells.length; i++) {
-      while (line[c] !== undefined) c++;
-      const cell = cells[i]!;
-      const colSpan = useSpans ? span(cell.properties.colSpan, MAX_COLSPAN) : 1;
-      const rowSpan = useSpans ? span(cell.properties.rowSpan, cellRows.length - r) : 1;
-      const content = contents[r]![i]!;
-      for (let dr = 0; dr < rowSpan; dr++) {
-        const target = grid[r + dr]!;
-        for (let dc = 0; dc < colSpan; dc++) target[c + dc] = dr === 0 && dc === 0 ? content : clone(content);
-      }
-      c += colSpan;
-    }
-  }
+  let grid = spanned <= budget ? layOut(cellRows, contents, true) : undefined;
+  if (!grid || gridBytes(grid, textBytes, true, cellRows) > budget) grid = layOut(cellRows, contents, false);
+  if (gridBytes(grid, textBytes, false, cellRows) > budget) return flowOf(state, node, rows);
   const width = grid.reduce((w, line) => Math.max(w, line.length), 0);
   const tableRowsOut: TableRow[] = grid
     .filter((line) => line.length > 0)
@@ -240,6 +242,47 @@ export function tableToMdast(
   if (!rows.caption) return result;
   const caption = flattenCell(state.all(rows.caption));
   return caption.length > 0 ? [{ type: 'paragraph', children: caption }, result] : result;
+}
+
+type Grid = Array<Array<PhrasingContent[] | undefined>>;
+
+/** The cells on a grid row by row, each spanned cell's content repeated into the slots it covers. */
+function layOut(cellRows: Element[][], contents: PhrasingContent[][][], withSpans: boolean): Grid {
+  const grid: Grid = cellRows.map(() => []);
+  for (let r = 0; r < cellRows.length; r++) {
+    const line = grid[r]!;
+    let c = 0;
+    const cells = cellRows[r]!;
+    for (let i = 0; i < cells.length; i++) {
+      while (line[c] !== undefined) c++;
+      const cell = cells[i]!;
+      const colSpan = withSpans ? span(cell.properties.colSpan, MAX_COLSPAN) : 1;
+      const rowSpan = withSpans ? span(cell.properties.rowSpan, cellRows.length - r) : 1;
+      const content = contents[r]![i]!;
+      for (let dr = 0; dr < rowSpan; dr++) {
+        const target = grid[r + dr]!;
+        for (let dc = 0; dc < colSpan; dc++) target[c + dc] = dr === 0 && dc === 0 ? content : clone(content);
+      }
+      c += colSpan;
+    }
+  }
+  return grid;
+}
+
+/** What the grid costs as GFM: its cells' text, repeated as laid out, and every slot's separator. */
+function gridBytes(grid: Grid, textBytes: number[][], withSpans: boolean, cellRows: Element[][]): number {
+  const width = grid.reduce((w, line) => Math.max(w, line.length), 0);
+  const rowsOut = grid.filter((line) => line.length > 0).length;
+  let bytes = rowsOut * width * SLOT_BYTES;
+  for (let r = 0; r < cellRows.length; r++) {
+    for (const [i, cell] of cellRows[r]!.entries()) {
+      const copies = withSpans
+        ? span(cell.properties.colSpan, MAX_COLSPAN) * span(cell.properties.rowSpan, cellRows.length - r)
+        : 1;
+      bytes += copies * (textBytes[r]![i]! - SLOT_BYTES);
+    }
+  }
+  return bytes;
 }
 
 function alignments(cells: Element[], width: number): Table['align'] {
