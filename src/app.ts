@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
 import { ConversionPool } from './pipeline/worker-pool.ts';
-import { InProcessRateLimiter } from './quota/rate-limit.ts';
+import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
 import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
@@ -41,7 +41,7 @@ export async function createApp(config: Config): Promise<App> {
     concurrency: new InProcessTeamConcurrency(config.QUIRE_TEAM_CONCURRENCY),
     rateLimiter:
       config.QUIRE_RATE_LIMIT_PER_MINUTE > 0
-        ? new InProcessRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)
+        ? new SlidingWindowRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)
         : undefined,
     sessions,
   });

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 export type ErrorCode =
   | 'BAD_REQUEST'
   | 'UNKNOWN_ERROR'
+  | 'BAD_REQUEST_INVALID_JSON'
   | 'UNSUPPORTED_FILE_TYPE'
   | 'PARSE_UNSUPPORTED_OPTIONS'
   | 'NOT_IMPLEMENTED'

@@ -10,8 +10,11 @@ const intBetween = (min: number, max: number, fallback: number) =>
     .max(max, { error: between(min, max) })
     .default(fallback);
 
-/** Upstream's create body (behaviour doc §7); unknown keys are refused by name. */
-export const createSessionBody = z.strictObject({
+/**
+ * Upstream's create body (behaviour doc §7). Its schema is not strict, so unknown keys are
+ * dropped, as there; the known ones are checked and named when wrong.
+ */
+export const createSessionBody = z.object({
   ttl: intBetween(limits.sessionTtlMinS, limits.sessionTtlMaxS, limits.sessionTtlDefaultS),
   activityTtl: intBetween(
     limits.sessionActivityTtlMinS,
@@ -21,7 +24,7 @@ export const createSessionBody = z.strictObject({
   streamWebView: z.boolean({ error: 'must be a boolean' }).default(true),
   recordSession: z.boolean({ error: 'must be a boolean' }).optional(),
   profile: z
-    .strictObject({
+    .object({
       name: z
         .string({ error: `must be a string of 1 to ${limits.profileNameChars} characters` })
         .min(1, { error: `must be a string of 1 to ${limits.profileNameChars} characters` })
@@ -35,7 +38,8 @@ export const createSessionBody = z.strictObject({
   origin: z.string({ error: 'must be a string' }).optional(),
 });
 
-export const executeBody = z.strictObject({
+/** Upstream's execute body; not strict there either (controllers/v2/browser.ts), so unknown keys go. */
+export const executeBody = z.object({
   code: z
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })

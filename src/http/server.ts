@@ -48,7 +48,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit: limits.jsonBodyBytes,
     // Path parameters as sent, percent-encoded: a profile name of profileNameChars UTF-16 units
     // takes up to 9 characters each (3 UTF-8 bytes as %XX), past Fastify's default of 100.
-    maxParamLength: limits.profileNameChars * 9,
+    routerOptions: { maxParamLength: limits.profileNameChars * 9 },
     // Accept a caller's request id (so logs join up across services), else make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -56,6 +56,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
     requestTimeout: limits.timeoutMaxMs + 60_000,
     return503OnClosing: true,
+  });
+
+  // One JSON rule for every route (a plugin that reads its body itself, like parse, replaces it).
+  // An empty body is no body: the Python SDK sends a JSON content type on GET and DELETE too.
+  // Malformed JSON gets upstream's code and words. Fastify's own parser still does the parsing,
+  // for its prototype-poisoning checks.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body, (error, parsed) =>
+      error
+        ? done(new ApiError(400, 'BAD_REQUEST_INVALID_JSON', 'Bad request, malformed JSON'))
+        : done(null, parsed),
+    );
   });
 
   app.decorateRequest('principal', undefined);
@@ -73,7 +88,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.code(error.status).headers(error.headers).send(error.body());
     }
-    // Fastify's own client errors (oversized JSON body, malformed JSON, ...).
+    // Fastify's own client errors: a body over bodyLimit (413 "Request body is too large", upstream's
+    // words), an unknown content type (415), a body shorter than its Content-Length, ...
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ success: false, code: 'BAD_REQUEST', error: error.message });
     }
