@@ -38,8 +38,8 @@ export const configSchema = z.object({
   QUIRE_QUEUE_SIZE: intVar(256, 0, 1_000_000).describe(
     'Conversions that may wait for a worker; past it, parse answers 429.',
   ),
-  QUIRE_TEAM_CONCURRENCY: intVar(8, 1, 10_000).describe(
-    'Parses one team may run at once; more wait (metadata.concurrencyLimited).',
+  QUIRE_TEAM_CONCURRENCY: intVar(0, 0, 10_000).describe(
+    'Parses one team may run at once; more wait (metadata.concurrencyLimited). 0: as many as there are workers, so no team can queue more work than the node runs.',
   ),
   QUIRE_RATE_LIMIT_PER_MINUTE: intVar(0, 0, 10_000_000).describe(
     'Requests per minute per team; 0 turns the rate limit off.',
@@ -97,7 +97,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
   }
   const dataDir = path.resolve(parsed.data.QUIRE_DATA_DIR);
-  return { ...parsed.data, QUIRE_DATA_DIR: dataDir, dbPath: path.join(dataDir, 'quire.db') };
+  return {
+    ...parsed.data,
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_TEAM_CONCURRENCY: parsed.data.QUIRE_TEAM_CONCURRENCY || parsed.data.QUIRE_WORKERS,
+    dbPath: path.join(dataDir, 'quire.db'),
+  };
 }
 
 /** One row per variable: name, default and meaning, for the README and `quire config`. */

@@ -18,7 +18,11 @@ async function submitted(output: () => string, team: string, count: number): Pro
 describe('fair queue', () => {
   it('gives a free worker to a waiting team before the team that holds it gets another', async () => {
     // One worker, so the order in which conversions get it is the whole story.
-    const server = await startServer({ QUIRE_WORKERS: '1', QUIRE_LOG_LEVEL: 'debug' });
+    const server = await startServer({
+      QUIRE_WORKERS: '1',
+      QUIRE_TEAM_CONCURRENCY: '8',
+      QUIRE_LOG_LEVEL: 'debug',
+    });
     try {
       const cli = await run(
         process.execPath,
