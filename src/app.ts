@@ -5,6 +5,7 @@ import { buildServer } from './http/server.ts';
 import { ConversionPool } from './pipeline/worker-pool.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
 import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
+import { UploadBudget } from './quota/upload-budget.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
@@ -39,6 +40,10 @@ export async function createApp(config: Config): Promise<App> {
     pool,
     auth: new Authenticator(store, configuredKeys, config.QUIRE_DEFAULT_TEAM),
     concurrency: new InProcessTeamConcurrency(config.QUIRE_TEAM_CONCURRENCY),
+    uploads: new UploadBudget(
+      config.QUIRE_UPLOADS_IN_FLIGHT_MB * 2 ** 20,
+      config.QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB * 2 ** 20,
+    ),
     rateLimiter:
       config.QUIRE_RATE_LIMIT_PER_MINUTE > 0
         ? new SlidingWindowRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)

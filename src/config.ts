@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { limits } from './limits.ts';
 
 /**
  * Every environment variable Quire reads. The README's configuration table mirrors
@@ -43,6 +44,12 @@ export const configSchema = z.object({
   ),
   QUIRE_RATE_LIMIT_PER_MINUTE: intVar(0, 0, 10_000_000).describe(
     'Requests per minute per team; 0 turns the rate limit off.',
+  ),
+  QUIRE_UPLOADS_IN_FLIGHT_MB: intVar(limits.uploadBytesInFlight / 2 ** 20, 1, 1_048_576).describe(
+    'Upload megabytes the API process holds at once (each until its answer is sent); past it, parse answers 429.',
+  ),
+  QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB: intVar(limits.uploadBytesInFlightPerTeam / 2 ** 20, 1, 1_048_576).describe(
+    'The same for one team, so that one team cannot take the whole budget.',
   ),
   QUIRE_SHUTDOWN_GRACE_MS: intVar(30_000, 0, 600_000).describe(
     'How long shutdown waits for in-flight requests to finish.',

@@ -58,6 +58,27 @@ export const limits = {
   fairUsageHalfLifeMs: 60_000,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
+  /**
+   * Upload bytes the API process holds at once, all requests together: each is held from its
+   * first byte until its answer is sent. 1 GiB is twenty full uploads, well inside the
+   * process's memory beside the answers it streams; past it, uploads get 429. The default of
+   * QUIRE_UPLOADS_IN_FLIGHT_MB, for an operator to fit to the machine.
+   */
+  uploadBytesInFlight: 1024 * MiB,
+  /**
+   * The same, for one team: four full uploads (more than its parses can run at once on a
+   * small node), so one team's burst leaves most of the node's budget to others. The default
+   * of QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB.
+   */
+  uploadBytesInFlightPerTeam: 4 * 50 * MiB,
+  /** Retry-After for an upload refused for those: a full upload's conversion takes seconds. */
+  uploadBusyRetryS: 5,
+  /**
+   * Nesting of a JSON body or `options` part. A JSON Schema for the `json` format nests a few
+   * levels per schema level, so 128 is far past any real request; deeper is refused before
+   * parsing, which is where a hostile body costs the event loop.
+   */
+  jsonDepth: 128,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */
   optionsBytes: 1 * MiB,
   /** Multipart parts other than `file` and `options` are rejected, so a few fields suffice. */

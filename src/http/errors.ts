@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { limits } from '../limits.ts';
 
 /** Error codes Quire answers with; the first two are the contract's own. */
 export type ErrorCode =
@@ -52,6 +53,10 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string, details?: unknown) =>
   new ApiError(400, 'BAD_REQUEST', message, { details });
+
+/** JSON nested past `limits.jsonDepth`, refused before it is parsed. */
+export const tooDeep = (what: string) =>
+  badRequest(`${what} nests arrays and objects more than ${limits.jsonDepth} levels deep.`);
 
 export function unknownErrorBody(): { errorId: string; body: Record<string, unknown> } {
   const errorId = randomUUID();

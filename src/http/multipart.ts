@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import { limits } from '../limits.ts';
-import { badRequest } from './errors.ts';
+import type { UploadHold } from '../quota/upload-budget.ts';
+import { ApiError, badRequest } from './errors.ts';
 
 export interface UploadedFile {
   bytes: Uint8Array;
@@ -29,7 +30,15 @@ export class ClientGoneError extends Error {}
 /** Bytes discarded after a refusal before the connection is cut instead of drained. */
 const DRAIN_LIMIT = 2 * limits.uploadBytes;
 
-function collect(stream: BusboyFileStream, max: number, onTooLarge: () => void): Promise<Buffer> {
+/** Whether `bytes` more may be held; false after the refusal has been raised. */
+type Admit = (bytes: number) => boolean;
+
+function collect(
+  stream: BusboyFileStream,
+  max: number,
+  onTooLarge: () => void,
+  admit: Admit,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -41,6 +50,11 @@ function collect(stream: BusboyFileStream, max: number, onTooLarge: () => void):
         over = true;
         chunks.length = 0;
         onTooLarge();
+        return;
+      }
+      if (!admit(chunk.length)) {
+        over = true;
+        chunks.length = 0;
         return;
       }
       chunks.push(chunk);
@@ -57,11 +71,22 @@ function collect(stream: BusboyFileStream, max: number, onTooLarge: () => void):
   });
 }
 
+const busy = (which: 'node' | 'team') =>
+  new ApiError(
+    429,
+    undefined,
+    which === 'team'
+      ? 'Your team is uploading more at once than it may hold. Please retry when your other uploads are done.'
+      : 'Quire is receiving too many uploads at once. Please retry shortly.',
+    { headers: { 'retry-after': String(limits.uploadBusyRetryS) } },
+  );
+
 /**
  * Stream a parse upload off the request: the file is counted as it arrives and refused as
- * soon as it passes the limit, so no more than the limit is ever held in memory.
+ * soon as it passes the limit, so no more than the limit is ever held in memory; every byte
+ * held is taken from `hold` (the node's and the team's budget of upload bytes in flight).
  */
-export function readParseUpload(request: IncomingMessage): Promise<ParseUpload> {
+export function readParseUpload(request: IncomingMessage, hold: UploadHold): Promise<ParseUpload> {
   const contentType = request.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) return Promise.reject(badRequest(MISSING_FILE));
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
@@ -102,11 +127,18 @@ export function readParseUpload(request: IncomingMessage): Promise<ParseUpload> 
       return;
     }
 
+    const admit: Admit = (bytes) => {
+      if (failure) return false;
+      const refused = hold.take(bytes);
+      if (refused) fail(busy(refused));
+      return !refused;
+    };
+
     busboy.on('file', (name, stream, filename, _encoding, mimeType) => {
       if (failure) return void stream.resume();
       if (name === 'file') {
         if (file) return fail(badRequest("Only one part named 'file' may be uploaded."));
-        file = collect(stream, limits.uploadBytes, () => fail(fileTooLarge())).then((bytes) => ({
+        file = collect(stream, limits.uploadBytes, () => fail(fileTooLarge()), admit).then((bytes) => ({
           bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
           filename: filename?.trim() || 'upload',
           contentType: mimeType && mimeType !== 'application/octet-stream' ? mimeType : undefined,
@@ -114,8 +146,11 @@ export function readParseUpload(request: IncomingMessage): Promise<ParseUpload> 
         pending.push(file);
       } else if (name === 'options') {
         if (options) return fail(badRequest("Only one part named 'options' may be sent."));
-        options = collect(stream, limits.optionsBytes, () =>
-          fail(badRequest(`The 'options' field exceeds ${limits.optionsBytes} bytes.`)),
+        options = collect(
+          stream,
+          limits.optionsBytes,
+          () => fail(badRequest(`The 'options' field exceeds ${limits.optionsBytes} bytes.`)),
+          admit,
         ).then((bytes) => bytes.toString('utf8'));
         pending.push(options);
       } else {

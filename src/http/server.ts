@@ -5,10 +5,12 @@ import { limits } from '../limits.ts';
 import type { ConversionPool } from '../pipeline/worker-pool.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import type { UploadBudget } from '../quota/upload-budget.ts';
 import type { SessionService } from '../sessions/session-service.ts';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
-import { ApiError, unknownErrorBody } from './errors.ts';
+import { ApiError, tooDeep, unknownErrorBody } from './errors.ts';
+import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -22,6 +24,7 @@ export interface ServerDeps {
   pool: ConversionPool;
   auth: Authenticator;
   concurrency: TeamConcurrency;
+  uploads: UploadBudget;
   rateLimiter: RateLimiter | undefined;
   sessions: SessionService;
 }
@@ -66,6 +69,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
     if (body === '') return done(null, undefined);
+    if (jsonDepth(body, limits.jsonDepth) > limits.jsonDepth) return done(tooDeep('The JSON body'));
     parseJson(request, body, (error, parsed) =>
       error
         ? done(new ApiError(400, 'BAD_REQUEST_INVALID_JSON', 'Bad request, malformed JSON'))
@@ -150,7 +154,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return payload;
     });
     v2.register(openApiRoutes);
-    v2.register(parseRoutes, { pool: deps.pool, concurrency: deps.concurrency });
+    v2.register(parseRoutes, { pool: deps.pool, concurrency: deps.concurrency, uploads: deps.uploads });
     // Upstream serves every session route under both names (behaviour doc §7).
     for (const prefix of ['/v2/interact', '/v2/browser']) {
       v2.register(interactRoutes, { prefix, sessions: deps.sessions, config: deps.config });

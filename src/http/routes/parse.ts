@@ -3,21 +3,26 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { convertibleFormats } from '../../convert/index.ts';
 import { detectFormat } from '../../detect/detect.ts';
 import { formatInfo } from '../../detect/formats.ts';
+import { limits } from '../../limits.ts';
 import type { ParseOptions } from '../../options/parse-options.ts';
 import { validateParseOptions } from '../../options/validate.ts';
 import type { ParseData } from '../../pipeline/parse-document.ts';
 import { type ConversionPool, PoolError } from '../../pipeline/worker-pool.ts';
 import type { TeamConcurrency } from '../../quota/team-concurrency.ts';
-import { ApiError, badRequest } from '../errors.ts';
+import type { UploadBudget } from '../../quota/upload-budget.ts';
+import { ApiError, badRequest, tooDeep } from '../errors.ts';
+import { jsonDepth } from '../json-depth.ts';
 import { type ParseUpload, readParseUpload } from '../multipart.ts';
 
 export interface ParseRouteDeps {
   pool: ConversionPool;
   concurrency: TeamConcurrency;
+  uploads: UploadBudget;
 }
 
 function parseOptionsField(text: string | undefined): unknown {
   if (text === undefined || text.trim() === '') return undefined;
+  if (jsonDepth(text, limits.jsonDepth) > limits.jsonDepth) throw tooDeep("The 'options' field");
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -127,7 +132,10 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
   app.post('/v2/parse', async (request, reply) => {
-    const upload = await readParseUpload(request.raw);
+    // The upload's bytes count against the node's and the team's budget until the answer is sent.
+    const hold = deps.uploads.open(request.principal!.team);
+    reply.raw.once('close', hold.releaseAll);
+    const upload = await readParseUpload(request.raw, hold);
     const options = validateParseOptions(parseOptionsField(upload.options));
     request.audit = {
       username: options.auditMetadata?.username ?? null,
