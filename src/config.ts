@@ -69,7 +69,7 @@ export const configSchema = z.object({
     'Chromium executable for interact sessions (the Debian chromium package).',
   ),
   QUIRE_SESSIONS_MAX: intVar(20, 0, 10_000).describe(
-    'Browser sessions this node holds at once; past it, create answers 429. 0 turns sessions off.',
+    'Browser sessions this node holds at once; past it, create answers 429. 0 turns sessions off: create answers 503, without Retry-After.',
   ),
   QUIRE_SESSIONS_PER_TEAM: intVar(10, 1, 10_000).describe(
     'Browser sessions one team may hold at once; past it, create answers 429.',

@@ -7,6 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import WebSocket from 'ws';
 import { type RunningServer, repoRoot } from './server.ts';
 
 export const chromiumPath = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -152,4 +153,114 @@ export function useTestSite(): () => string {
 /** A second, ordinary headless Chromium (the system one) to open live views in. */
 export function launchViewerBrowser() {
   return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+}
+
+/** A CDP error answer, as the relay or the browser sent it. */
+export class CdpError extends Error {
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface CdpEventMessage {
+  method: string;
+  params: Record<string, any>;
+  sessionId?: string;
+}
+
+/** A bare CDP client over one WebSocket: commands answer or reject with the CDP error as sent. */
+export interface RawCdp {
+  send(method: string, params?: object, sessionId?: string): Promise<Record<string, any>>;
+  /**
+   * The first event of this method that `match` accepts, from those to come (and with `past`,
+   * those received already); rejects when none came within `ms`, so a missing event fails the
+   * test instead of hanging it.
+   */
+  event(
+    method: string,
+    match?: (event: CdpEventMessage) => boolean,
+    options?: { past?: boolean; ms?: number },
+  ): Promise<CdpEventMessage>;
+  close(): Promise<void>;
+}
+
+/** Connect a bare CDP client to a session's cdpUrl (or a browser's own endpoint). */
+export async function openCdp(url: string): Promise<RawCdp> {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  const pending = new Map<number, { resolve: (r: any) => void; reject: (e: Error) => void }>();
+  const events: CdpEventMessage[] = [];
+  const waiting = new Set<(event: CdpEventMessage) => boolean>();
+  let nextId = 0;
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (typeof message.id === 'number') {
+      const call = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error) call?.reject(new CdpError(message.error.code, message.error.message));
+      else call?.resolve(message.result);
+      return;
+    }
+    events.push(message);
+    for (const waiter of waiting) if (waiter(message)) waiting.delete(waiter);
+  });
+  ws.on('close', () => {
+    for (const call of pending.values()) call.reject(new Error('the CDP connection closed'));
+    pending.clear();
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  // A connection the other side drops is reported by 'close' above.
+  ws.on('error', () => {});
+  return {
+    send(method, params = {}, sessionId) {
+      const id = ++nextId;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+      });
+    },
+    event(method, match = () => true, { past = false, ms = 30_000 } = {}) {
+      const accepts = (event: CdpEventMessage) => event.method === method && match(event);
+      const seen = past ? events.find(accepts) : undefined;
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = (event: CdpEventMessage) => {
+          if (!accepts(event)) return false;
+          clearTimeout(timer);
+          resolve(event);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(waiter);
+          reject(new Error(`timed out waiting for ${method}`));
+        }, ms);
+        waiting.add(waiter);
+      });
+    },
+    close() {
+      if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+      return new Promise((resolve) => {
+        ws.once('close', () => resolve());
+        ws.close();
+      });
+    },
+  };
+}
+
+/** The session's first tab, attached with a flat session id. */
+export async function attachToPage(cdp: RawCdp): Promise<{ targetId: string; sessionId: string }> {
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const { targetId } = targetInfos.find((t: { type: string }) => t.type === 'page');
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
+  return { targetId, sessionId };
+}
+
+/** A session's own folder on the server: its profile, uploads, downloads and scratch folders. */
+export function sessionFolder(server: RunningServer, sessionId: string): string {
+  return path.join(server.dataDir, 'sessions', 'run', sessionId);
 }
