@@ -73,7 +73,6 @@ interface Held {
 }
 
 const notFound = () => new ApiError(404, undefined, 'Browser session not found.');
-const forbidden = () => new ApiError(403, undefined, 'Forbidden.');
 const gone = () => new ApiError(410, undefined, 'Browser session has been destroyed.');
 
 /** Schemes a tab may show; anything else got past the relay somehow and is closed. */
@@ -383,11 +382,13 @@ export class SessionService {
     return (await this.store.listSessions(team, status)).map((r) => this.current(r));
   }
 
-  /** A session of the caller's team: 404 if there is none, 403 if it is another team's. */
+  /**
+   * A session of the caller's team. Another team's answers 404 like one that does not exist,
+   * so that ids cannot be probed (upstream answers 403).
+   */
   async get(team: string, id: string): Promise<SessionRecord> {
     const record = UUID.test(id) ? await this.store.getSession(id) : undefined;
-    if (!record) throw notFound();
-    if (record.team !== team) throw forbidden();
+    if (!record || record.team !== team) throw notFound();
     return this.current(record);
   }
 
