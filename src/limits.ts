@@ -79,6 +79,13 @@ export const limits = {
    * parsing, which is where a hostile body costs the event loop.
    */
   jsonDepth: 128,
+  /**
+   * Time to receive a whole request, body included: a full upload at 4 Mbit/s takes 100 s.
+   * A slower or never-ending body held its socket (and its bytes) for six minutes.
+   */
+  requestReceiveMs: 120_000,
+  /** Time to receive a request's headers: a real client sends them at once; a trickle is an attack. */
+  requestHeadersMs: 15_000,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */
   optionsBytes: 1 * MiB,
   /** Multipart parts other than `file` and `options` are rejected, so a few fields suffice. */

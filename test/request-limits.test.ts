@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import { parse, startServer, useServer } from './helpers/server.ts';
 
@@ -64,5 +65,18 @@ describe('request limits', () => {
       options: { headers: { 'x-deep': '['.repeat(500) } },
     });
     assert.equal(quoted.status, 200, JSON.stringify(quoted.body));
+  });
+
+  it('closes a connection whose headers never finish, without a key', async () => {
+    const { port, hostname } = new URL(server().url);
+    const socket = net.connect(Number(port), hostname);
+    socket.write('POST /v2/parse HTTP/1.1\r\nHost: quire\r\nX-Slow: ');
+    let answer = '';
+    socket.on('data', (d: Buffer) => {
+      answer += d.toString();
+    });
+    // Closed by the server's header deadline (15 s, checked every second), not by this test.
+    await new Promise((resolve) => socket.once('close', resolve));
+    assert.match(answer, /^HTTP\/1\.1 408/);
   });
 });

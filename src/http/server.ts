@@ -57,7 +57,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    requestTimeout: limits.timeoutMaxMs + 60_000,
+    requestTimeout: limits.requestReceiveMs,
+    // Node checks those deadlines every 30 s by default, which let a trickle live 75 s.
+    http: { headersTimeout: limits.requestHeadersMs, connectionsCheckingInterval: 1000 },
     return503OnClosing: true,
   });
 
