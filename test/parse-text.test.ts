@@ -126,6 +126,11 @@ describe('text uploads', () => {
     const cases: [string, string, RegExp][] = [
       ['{"id": 7, "tags": ["a"]}', 'application/json', /^```json\n/],
       ['<catalog><book id="b1"/></catalog>', 'application/xml', /^```xml\n/],
+      [
+        '<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Page</h1></body></html>',
+        'text/html; charset=utf-8',
+        /^# Page$/m,
+      ],
       ['city;population\nOslo;709000\nBergen;291000\n', 'text/csv', /^\| city \| population \|/],
       [
         'Call me Ishmael. Some years ago, never mind how long precisely, I went to sea.\n',

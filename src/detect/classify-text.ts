@@ -6,6 +6,8 @@ export type TextKind = 'html' | 'json' | 'xml' | 'csv' | 'txt';
 const HTML_START =
   /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|meta|title|div|p|table|h[1-6]|article|section|main|span|a|ul|ol|br|img|link|script|style|form|header|nav)[\s/>]/i;
 
+const XML_DECLARATION = /^\s*<\?xml[^>]*\?>/;
+
 /** An object, or an array of values: `[` then a letter is a Markdown link, not JSON. */
 const JSON_START = /^\s*(?:\{\s*(?:"|\})|\[\s*(?:["{[\]\d-]|true|false|null))/;
 
@@ -25,7 +27,8 @@ const MIN_CONSISTENCY = 0.9;
  */
 export function classifyText(head: string, complete: boolean): TextKind {
   const text = head.replace(/^\uFEFF/, '');
-  if (HTML_START.test(text)) return 'html';
+  // XHTML starts as XML does: after its declaration it is an HTML page like any other.
+  if (HTML_START.test(text.replace(XML_DECLARATION, ''))) return 'html';
   if (JSON_START.test(text)) return 'json';
   if (XML_START.test(text)) return 'xml';
   const whole = complete ? text : text.slice(0, Math.max(0, text.lastIndexOf('\n')));
