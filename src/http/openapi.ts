@@ -65,6 +65,55 @@ const boolean: JsonSchema = { type: 'boolean' };
 const string: JsonSchema = { type: 'string' };
 const integer: JsonSchema = { type: 'integer' };
 
+const number: JsonSchema = { type: 'number' };
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const box: JsonSchema = {
+  type: 'array',
+  items: number,
+  minItems: 4,
+  maxItems: 4,
+  description: '[x0, y0, x1, y1] in PDF points, origin at the top left of the page',
+};
+
+/** The per-page fields of `data`, present for PDFs when the pdf parser's options ask for them. */
+const pagedOutputs: Record<string, JsonSchema> = {
+  pages: {
+    type: 'array',
+    description: 'Each physical page parsed, with its Markdown (pdf parser option `pages`)',
+    items: object({ pageNumber: integer, markdown: string }),
+  },
+  blocks: {
+    type: 'array',
+    description: 'Each page parsed, with its layout blocks in reading order (pdf parser option `blocks`)',
+    items: object({
+      pageNumber: integer,
+      width: nullable(number),
+      height: nullable(number),
+      status: { type: 'string', enum: ['ok', 'failed'] },
+      items: {
+        type: 'array',
+        items: object({
+          id: { type: 'string', examples: ['p3-b5'] },
+          type: {
+            type: 'string',
+            enum: ['heading', 'paragraph', 'list', 'table', 'code', 'figure', 'header', 'footer'],
+          },
+          label: { type: ['string', 'null'], examples: ['h2'] },
+          bbox: nullable(box),
+          content: string,
+          markdownSpan: {
+            ...nullable({ type: 'array', items: integer, minItems: 2, maxItems: 2 }),
+            description: '[start, end) UTF-16 offsets of the block in `markdown`; null when it is not there',
+          },
+          readingOrder: integer,
+          source: { type: ['string', 'null'], enum: ['text-layer', 'ocr', null] },
+          confidence: object({ layout: nullable(number), ocr: nullable(number) }),
+        }),
+      },
+    }),
+  },
+};
+
 /** The interact session routes (also served under /v2/browser). */
 function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): Record<string, unknown> {
   const session = { $ref: '#/components/schemas/InteractSession' };
@@ -246,7 +295,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               content: json({
                 type: 'object',
                 required: ['success', 'data'],
-                properties: { success: { type: 'boolean' }, data: { type: 'object' } },
+                properties: {
+                  success: { type: 'boolean' },
+                  data: { type: 'object', properties: pagedOutputs },
+                },
               }),
             },
             '400': {

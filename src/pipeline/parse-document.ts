@@ -1,11 +1,20 @@
 import { converters } from '../convert/index.ts';
 import type { FormatId } from '../detect/formats.ts';
 import type { MetadataValue } from '../document/model.ts';
-import type { ParseOptions } from '../options/parse-options.ts';
+import type { ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
 import { renderHtml } from '../render/html.ts';
 import { collectImages } from '../render/images.ts';
 import { collectLinks } from '../render/links.ts';
 import { renderMarkdown } from '../render/markdown.ts';
+import {
+  blocksOutput,
+  joinWithMarkers,
+  type PageBlocks,
+  type PageMarkdown,
+  pagesOutput,
+  type RenderMarkdown,
+  renderByPage,
+} from '../render/pages.ts';
 import { transformDocument } from '../transform/index.ts';
 
 export interface ParseJob {
@@ -25,6 +34,10 @@ export interface ParseData {
   rawHtml?: string;
   links?: string[];
   images?: string[];
+  /** Each physical page's Markdown (PDF parser option `pages`). */
+  pages?: PageMarkdown[];
+  /** Each page's layout blocks (PDF parser option `blocks`). */
+  blocks?: PageBlocks[];
   metadata: {
     [key: string]: MetadataValue | number;
     sourceURL: string;
@@ -64,14 +77,27 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   const wanted = new Set(job.options.formats.map((f) => f.type));
   const { removeBase64Images } = job.options;
 
+  const render: RenderMarkdown = (root) => renderMarkdown(root, { removeBase64Images, source: doc.kind });
+  // Per-page outputs: for paged documents only (a PDF converted with them asked for).
+  const pdf = job.options.parsers.find((p): p is PdfParserOptions => p.type === 'pdf');
+  const paged = doc.pages && pdf ? { pages: doc.pages, options: pdf } : undefined;
+  let byPage: Map<number, string> | undefined;
+
   // Outputs first and metadata last, the order the hosted service answers in.
   const outputs: Omit<ParseData, 'metadata'> = {};
-  if (wanted.has('markdown'))
-    outputs.markdown = renderMarkdown(tree, { removeBase64Images, source: doc.kind });
+  if (wanted.has('markdown')) {
+    if (paged?.options.pageMarkers) {
+      byPage = renderByPage(tree, render);
+      outputs.markdown = joinWithMarkers(byPage);
+    } else outputs.markdown = render(tree);
+  }
   if (wanted.has('html')) outputs.html = renderHtml(tree);
   if (wanted.has('rawHtml')) outputs.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
   if (wanted.has('links')) outputs.links = collectLinks(tree);
   if (wanted.has('images')) outputs.images = collectImages(tree);
+  if (paged && (paged.options.pages || paged.options.pageMarkdown))
+    outputs.pages = pagesOutput(paged.pages, byPage ?? renderByPage(tree, render));
+  if (paged?.options.blocks) outputs.blocks = blocksOutput(paged.pages, tree, outputs.markdown, render);
   const data: ParseData = {
     ...outputs,
     metadata: {

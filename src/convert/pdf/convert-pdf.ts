@@ -1,7 +1,8 @@
-import type { DocumentMetadata } from '../../document/model.ts';
+import type { DocumentMetadata, QuireDocument } from '../../document/model.ts';
 import { limits } from '../../limits.ts';
 import { ConversionError, type Converter } from '../converter.ts';
-import { buildTree } from './layout/build-tree.ts';
+import { buildTree, type Placement } from './layout/build-tree.ts';
+import { describePages } from './layout/describe-pages.ts';
 import { dropRunningHeaders } from './layout/running-headers.ts';
 import { loadPdfJs, openPdf, oversizedImages, type PdfJs } from './load-document.ts';
 import { readMetadata } from './metadata.ts';
@@ -49,17 +50,22 @@ export const convertPdf: Converter = async (input) => {
   const huge = mode === 'fast' ? 0 : oversizedImages(input.bytes);
   if (huge > 0)
     warnings.push(`${huge} image(s) over ${limits.pdfImagePixels / 1e6} megapixels were left out, unread.`);
-  dropRunningHeaders(pages);
+  const furniture = dropRunningHeaders(pages);
   metadata.numPages = pages.length;
   metadata.totalPages = total;
-  return {
+  // Page marks and page facts only when an output needs them: otherwise nothing extra is built.
+  const paged = Boolean(parser?.pages || parser?.pageMarkdown || parser?.pageMarkers || parser?.blocks);
+  const placements: Placement[] | undefined = parser?.blocks ? [] : undefined;
+  const doc: QuireDocument = {
     kind: 'document',
-    tree: buildTree(pages),
+    tree: buildTree(pages, { pageMarks: paged, placements }),
     metadata,
     contentType: 'application/pdf',
     baseUrl: input.url,
     warnings,
   };
+  if (paged) doc.pages = describePages(pages, count, furniture, placements);
+  return doc;
 };
 
 interface DocumentRead {

@@ -2,7 +2,7 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf
 import { layoutPage } from './layout/page-layout.ts';
 import type { PageBlock } from './layout/types.ts';
 import type { PdfJs } from './load-document.ts';
-import type { PageContent, TextRun } from './page-content.ts';
+import type { Box, PageContent, TextRun } from './page-content.ts';
 import { type ReadState, readPage } from './read-page.ts';
 import { tableNode } from './table-node.ts';
 import { findTables } from './tables/find-tables.ts';
@@ -14,8 +14,20 @@ export type Mode = 'fast' | 'auto' | 'ocr';
 export interface LaidPage {
   index: number;
   blocks: PageBlock[];
+  width: number;
   height: number;
+  /** The blocks' boxes are in the frame of the page turned a quarter (vertical writing). */
+  vertical: boolean;
+  /** Pictures drawn on the page, where its images were read (see readPage). */
+  figures: Box[];
 }
+
+/**
+ * Share of the page an image must cover to count as a figure: smaller ones are bullets, rules
+ * and logos' specks. One covering most of the page is its background or a scan, not a figure.
+ */
+const FIGURE_MIN = 0.002;
+const FIGURE_MAX = 0.8;
 
 export interface RangeResult {
   pages: LaidPage[];
@@ -70,10 +82,7 @@ export async function processPages(
           result.ocrFailed++;
         }
       }
-      // Text over a full-page image is a scan's OCR layer, often set in Courier: not code.
-      if (content.images.some((img) => img.coverage > 0.8)) for (const r of content.runs) r.monospace = false;
-      const tables = findTables(content).map((table) => ({ table, node: tableNode(table) }));
-      result.pages.push({ index: i, blocks: layoutPage(content, tables), height: content.height });
+      result.pages.push(layOutContent(content));
     } catch {
       result.failed.push(i);
     } finally {
@@ -82,6 +91,28 @@ export async function processPages(
   }
   result.oversizedStreams = oversizedStreams() - oversizedBefore;
   return result;
+}
+
+/**
+ * One page's content, read from its text layer or recognized by OCR, laid out: tables, then
+ * blocks in reading order. OCR'd image uploads come through here too, so they read like scans.
+ */
+export function layOutContent(content: PageContent): LaidPage {
+  // Text over a full-page image is a scan's OCR layer, often set in Courier: not code.
+  if (content.images.some((img) => img.coverage > 0.8)) for (const r of content.runs) r.monospace = false;
+  const tables = findTables(content).map((table) => ({ table, node: tableNode(table) }));
+  const { blocks, vertical } = layoutPage(content, tables);
+  const figures: Box[] = [];
+  for (const { x, y, width, height, coverage } of content.images)
+    if (coverage >= FIGURE_MIN && coverage <= FIGURE_MAX) figures.push({ x, y, width, height });
+  return {
+    index: content.index,
+    blocks,
+    width: content.width,
+    height: content.height,
+    vertical,
+    figures,
+  };
 }
 
 /** Slots of the counter shared with the helper thread (an Int32Array over shared memory). */

@@ -1,19 +1,47 @@
 import type { Element, ElementContent, Root } from 'hast';
+import { markPage } from '../../../document/model.ts';
+import type { Box } from '../page-content.ts';
 import { CJK } from '../text-cleanup.ts';
 import { bodySize, headingKind, headingLevels } from './headings.ts';
 import { type Paragraph, splitParagraphs } from './paragraphs.ts';
-import type { PageBlock, TextLine } from './types.ts';
+import type { OcrScore, PageBlock, TextLine } from './types.ts';
 
-type Item = { kind: 'p'; p: Paragraph } | { kind: 'table'; node: Element; page: number };
+type TableItem = Extract<PageBlock, { kind: 'table' }>;
+type Item = { kind: 'p'; p: Paragraph } | { kind: 'table'; block: TableItem };
 
 const SENTENCE_END = /[.!?:;。！？」』"”]$/;
 
+/** Where one piece of a page's layout (a paragraph, a run of list items, a table) went in the tree. */
+export interface Placement {
+  /** 0-based page index. */
+  page: number;
+  type: 'heading' | 'paragraph' | 'list' | 'code' | 'table';
+  /** Heading level. */
+  level?: number;
+  /** In the frame the page was laid out in (turned, for vertical writing). */
+  box: Box;
+  ocr?: OcrScore;
+  /** The top-level element holding the piece. */
+  node: Element;
+  /** The piece alone: `node` itself, or an element of its own when it is only part of `node`. */
+  part: Element;
+}
+
+export interface TreeOptions {
+  /** Mark each top-level element with its page (`data.page`, 1-based). */
+  pageMarks?: boolean;
+  /** Filled with where each piece went, in reading order. */
+  placements?: Placement[];
+}
+
 /** The whole document's blocks, in reading order, as semantic hast. */
-export function buildTree(pages: readonly { blocks: PageBlock[] }[]): Root {
+export function buildTree(pages: readonly { blocks: PageBlock[] }[], options: TreeOptions = {}): Root {
+  const { placements } = options;
+  const marks = options.pageMarks === true || placements !== undefined;
   const items: Item[] = [];
   for (const page of pages)
     for (const block of page.blocks) {
-      if (block.kind === 'table') items.push({ kind: 'table', node: block.node, page: block.page });
+      if (block.kind === 'table') items.push({ kind: 'table', block });
       else for (const p of splitParagraphs(block.lines, block.page)) items.push({ kind: 'p', p });
     }
   const paragraphs = items.flatMap((i) => (i.kind === 'p' ? [i.p] : []));
@@ -25,12 +53,32 @@ export function buildTree(pages: readonly { blocks: PageBlock[] }[]): Root {
   }
   const level = headingLevels([...kinds].map(([p, kind]) => ({ p, kind })));
   const children: ElementContent[] = [];
+  /** A top-level element, marked with the page it starts on when asked. */
+  const add = (node: Element, page: number): Element => {
+    if (marks) markPage(node, page + 1);
+    children.push(node);
+    return node;
+  };
+  const place = (p: Paragraph, type: Placement['type'], node: Element, part = node): Placement => {
+    const placement: Placement = { page: p.page, type, box: linesBox(p.lines), node, part };
+    const ocr = linesOcr(p.lines);
+    if (ocr) placement.ocr = ocr;
+    placements?.push(placement);
+    return placement;
+  };
   let list: Element | undefined;
+  let listPlacement: Placement | undefined;
   let lastValue: number | undefined;
-  let lastPara: { node: Element; p: Paragraph } | undefined;
+  let lastPara: { node: Element; p: Paragraph; placement?: Placement } | undefined;
   for (const item of items) {
     if (item.kind === 'table') {
-      children.push(item.node);
+      const { block } = item;
+      const node = add(block.node, block.page);
+      if (placements) {
+        const placement: Placement = { page: block.page, type: 'table', box: block.box, node, part: node };
+        if (block.ocr) placement.ocr = block.ocr;
+        placements.push(placement);
+      }
       list = undefined;
       lastPara = undefined;
       continue;
@@ -38,11 +86,17 @@ export function buildTree(pages: readonly { blocks: PageBlock[] }[]): Root {
     const p = item.p;
     const kind = kinds.get(p);
     if (kind) {
-      children.push(element(`h${level(p, kind)}`, inlineContent(p.lines, 0)));
+      const h = level(p, kind);
+      const node = add(element(`h${h}`, inlineContent(p.lines, 0)), p.page);
+      if (placements) place(p, 'heading', node).level = h;
       list = undefined;
       lastPara = undefined;
     } else if (p.code) {
-      children.push(element('pre', [element('code', [{ type: 'text', value: codeText(p.lines) }])]));
+      const node = add(
+        element('pre', [element('code', [{ type: 'text', value: codeText(p.lines) }])]),
+        p.page,
+      );
+      if (placements) place(p, 'code', node);
       list = undefined;
       lastPara = undefined;
     } else if (p.list) {
@@ -52,27 +106,90 @@ export function buildTree(pages: readonly { blocks: PageBlock[] }[]): Root {
         p.list.ordered && p.list.value !== undefined && lastValue !== undefined && p.list.value <= lastValue;
       lastValue = p.list.value;
       if (!list || list.tagName !== tag || restart) {
-        list = element(tag, []);
+        list = add(element(tag, []), p.page);
         if (p.list.ordered && p.list.value !== undefined && p.list.value !== 1)
           list.properties.start = p.list.value;
-        children.push(list);
+        listPlacement = undefined;
       }
       const li = element('li', inlineContent(p.lines, p.list.markerLength));
       list.children.push(li);
+      if (placements) listPlacement = placeItem(listPlacement, list, li, p);
       lastPara = undefined;
     } else if (lastPara && continues(lastPara.p, p)) {
       // A paragraph broken by a page or column break: the text runs on.
       const glue = joiner(lastLine(lastPara.p).text, p.lines[0]!.text);
-      appendInlines(lastPara.node.children, inlineContent(p.lines, 0), glue);
+      const added = inlineContent(p.lines, 0);
+      let placement: Placement | undefined;
+      if (lastPara.placement) {
+        // Each piece keeps its own copy, since appending merges text into the node's.
+        const before = lastPara.placement;
+        if (before.part === before.node) before.part = element('p', structuredClone(before.node.children));
+        if (glue === 'dehyphen') appendInlines(before.part.children, [], glue);
+        placement = place(p, 'paragraph', lastPara.node, element('p', structuredClone(added)));
+      }
+      appendInlines(lastPara.node.children, added, glue);
       lastPara.p = p;
+      lastPara.placement = placement;
     } else {
-      const node = element('p', inlineContent(p.lines, 0));
-      children.push(node);
+      const node = add(element('p', inlineContent(p.lines, 0)), p.page);
       list = undefined;
       lastPara = { node, p };
+      if (placements) lastPara.placement = place(p, 'paragraph', node);
     }
   }
   return { type: 'root', children };
+
+  /** List items are placed as runs: those of one list on one page make one piece. */
+  function placeItem(last: Placement | undefined, node: Element, li: Element, p: Paragraph): Placement {
+    if (last?.node === node && last.page === p.page) {
+      last.part.children.push(li);
+      last.box = union(last.box, linesBox(p.lines));
+      const ocr = linesOcr(p.lines);
+      if (ocr) last.ocr = { sum: (last.ocr?.sum ?? 0) + ocr.sum, words: (last.ocr?.words ?? 0) + ocr.words };
+      return last;
+    }
+    const part = element(node.tagName, [li]);
+    // Numbered items keep their numbers when written alone.
+    if (node.tagName === 'ol')
+      part.properties.start = Number(node.properties.start ?? 1) + node.children.length - 1;
+    return place(p, 'list', node, part);
+  }
+}
+
+function linesBox(lines: readonly TextLine[]): Box {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const l of lines) {
+    x0 = Math.min(x0, l.x);
+    y0 = Math.min(y0, l.y);
+    x1 = Math.max(x1, l.right);
+    y1 = Math.max(y1, l.bottom);
+  }
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+function union(a: Box, b: Box): Box {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return {
+    x,
+    y,
+    width: Math.max(a.x + a.width, b.x + b.width) - x,
+    height: Math.max(a.y + a.height, b.y + b.height) - y,
+  };
+}
+
+function linesOcr(lines: readonly TextLine[]): OcrScore | undefined {
+  let sum = 0;
+  let words = 0;
+  for (const l of lines)
+    if (l.ocr) {
+      sum += l.ocr.sum;
+      words += l.ocr.words;
+    }
+  return words > 0 ? { sum, words } : undefined;
 }
 
 function lastLine(p: Paragraph): TextLine {

@@ -4,7 +4,13 @@ import { CJK } from '../text-cleanup.ts';
 import { buildBlocks } from './blocks.ts';
 import { buildLines, needsSpace } from './lines.ts';
 import { readingOrder } from './reading-order.ts';
-import type { Block, Inline, Line, PageBlock, TextLine } from './types.ts';
+import type { Block, Inline, Line, OcrScore, PageBlock, TextLine } from './types.ts';
+
+/** A page's blocks in reading order; `vertical` when they were laid out turned a quarter. */
+export interface PageLayout {
+  blocks: PageBlock[];
+  vertical: boolean;
+}
 
 /**
  * One page's content → its blocks in reading order. Tables found on the page stand in for
@@ -14,7 +20,7 @@ import type { Block, Inline, Line, PageBlock, TextLine } from './types.ts';
 export function layoutPage(
   content: PageContent,
   tables: readonly { table: DetectedTable; node: Element }[],
-): PageBlock[] {
+): PageLayout {
   const consumed = new Set<number>();
   for (const { table } of tables) for (const i of table.runs) consumed.add(i);
   let runs = content.runs.filter((_, i) => !consumed.has(i));
@@ -26,16 +32,38 @@ export function layoutPage(
       (r) => r.dir !== 'ttb' || (r.x > content.width * 0.1 && r.x + r.width < content.width * 0.9),
     );
   const blocks: Block[] = buildBlocks(buildLines(runs, vertical ? content.height : content.width));
-  for (const { table, node } of tables) blocks.push({ ...table.box, lines: [], table: node });
+  const tableOcr = new Map<Element, OcrScore | undefined>();
+  for (const { table, node } of tables) {
+    blocks.push({ ...table.box, lines: [], table: node });
+    // An OCR'd page's runs are all OCR words, which carry a confidence.
+    if (content.runs[0]?.confidence !== undefined)
+      tableOcr.set(node, ocrScore(table.runs.map((i) => content.runs[i]!)));
+  }
   const rtl =
     blocks.reduce((n, b) => n + b.lines.filter((l) => l.rtl).length, 0) >
     blocks.reduce((n, b) => n + b.lines.length, 0) / 2;
   const links = vertical ? [] : content.links;
-  return readingOrder(blocks, rtl).map((block): PageBlock => {
+  const ordered = readingOrder(blocks, rtl).map((block): PageBlock => {
     const box: Box = { x: block.x, y: block.y, width: block.width, height: block.height };
-    if (block.table) return { kind: 'table', page: content.index, box, node: block.table };
+    if (block.table) {
+      const ocr = tableOcr.get(block.table);
+      return { kind: 'table', page: content.index, box, node: block.table, ...(ocr && { ocr }) };
+    }
     return { kind: 'text', page: content.index, box, lines: block.lines.map((l) => textLine(l, links)) };
   });
+  return { blocks: ordered, vertical };
+}
+
+/** The OCR confidence of runs that are OCR words; undefined for text-layer runs. */
+function ocrScore(runs: readonly TextRun[]): OcrScore | undefined {
+  let sum = 0;
+  let words = 0;
+  for (const r of runs)
+    if (r.confidence !== undefined) {
+      sum += r.confidence;
+      words++;
+    }
+  return words > 0 ? { sum, words } : undefined;
 }
 
 function isVertical(runs: readonly TextRun[]): boolean {
@@ -109,7 +137,7 @@ function textLine(line: Line, links: readonly LinkArea[]): TextLine {
     prev = run;
   }
   const chars = text.replace(/\s/g, '').length || 1;
-  return {
+  const out: TextLine = {
     inlines,
     text,
     x: line.x,
@@ -122,4 +150,7 @@ function textLine(line: Line, links: readonly LinkArea[]): TextLine {
     mono: monoChars / chars > 0.8,
     cjk: CJK.test(text),
   };
+  // OCR words carry a confidence; a text layer's runs never do.
+  if (runs[0]?.confidence !== undefined) out.ocr = ocrScore(runs);
+  return out;
 }

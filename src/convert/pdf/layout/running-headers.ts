@@ -21,8 +21,10 @@ function inBand(block: PageBlock, height: number): boolean {
  * Drops running headers, footers and page numbers: blocks in the top or bottom margin band
  * that are a bare page number, or whose text (digits normalised) recurs in the margin band
  * of another page. Works on the whole document's blocks, which by then hold only text.
+ * Returns the blocks dropped, for outputs that list a page's furniture.
  */
-export function dropRunningHeaders(pages: readonly { blocks: PageBlock[]; height: number }[]): void {
+export function dropRunningHeaders(pages: readonly { blocks: PageBlock[]; height: number }[]): PageBlock[] {
+  const dropped: PageBlock[] = [];
   const seen = new Map<string, Set<number>>();
   for (const [index, page] of pages.entries())
     for (const block of page.blocks) {
@@ -41,19 +43,25 @@ export function dropRunningHeaders(pages: readonly { blocks: PageBlock[]; height
       minBy(text, (b) => b.box.y),
       minBy(text, (b) => -(b.box.y + b.box.height)),
     ]);
-    page.blocks = page.blocks.filter((block) => {
+    const isFurniture = (block: PageBlock): boolean => {
       const k = key(block);
-      if (!k) return true;
+      if (!k) return false;
       if (edges.has(block) && /^[-–—\s]*#+[-–—\s]*$/.test(k) && text.length > 1 && alone(block, text))
-        return false;
-      if (!inBand(block, page.height)) return true;
+        return true;
+      if (!inBand(block, page.height)) return false;
       // Text on the same row as the page number belongs to the header or footer too.
       const besideNumber = numbers.some(
         (n) => n.box.y < block.box.y + block.box.height && block.box.y < n.box.y + n.box.height,
       );
-      return !(besideNumber || PAGE_NUMBER.test(k) || (seen.get(k)?.size ?? 0) >= 2);
+      return besideNumber || PAGE_NUMBER.test(k) || (seen.get(k)?.size ?? 0) >= 2;
+    };
+    page.blocks = page.blocks.filter((block) => {
+      if (!isFurniture(block)) return true;
+      dropped.push(block);
+      return false;
     });
   }
+  return dropped;
 }
 
 function minBy<T>(items: readonly T[], score: (item: T) => number): T | undefined {

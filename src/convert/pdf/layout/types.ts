@@ -25,6 +25,12 @@ export interface Inline {
   mono: boolean;
 }
 
+/** OCR confidence of some words: their sum (each 0-100) and how many there are. */
+export interface OcrScore {
+  sum: number;
+  words: number;
+}
+
 /** A line reduced to what the document-level passes need (runs are dropped after each page). */
 export interface TextLine {
   inlines: Inline[];
@@ -38,12 +44,14 @@ export interface TextLine {
   italic: boolean;
   mono: boolean;
   cjk: boolean;
+  /** Set when the line's words come from OCR. */
+  ocr?: OcrScore;
 }
 
 /** One block of a page in reading order, kept until the whole document is read. */
 export type PageBlock =
   | { kind: 'text'; page: number; box: Box; lines: TextLine[] }
-  | { kind: 'table'; page: number; box: Box; node: Element };
+  | { kind: 'table'; page: number; box: Box; node: Element; ocr?: OcrScore };
 
 export function right(b: Box): number {
   return b.x + b.width;
