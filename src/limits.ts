@@ -56,6 +56,13 @@ export const limits = {
    * and one idle for five minutes starts nearly fresh.
    */
   fairUsageHalfLifeMs: 60_000,
+  /**
+   * Characters of one conversion's outputs together (markdown, html, rawHtml, links, images,
+   * pages, blocks). Past it the parse is refused with RESOURCE_LIMIT: a 9.6 KB DOCX answered
+   * 447 MB of HTML and a worse one took the API process to 4.4 GB. 160 MB holds a workbook cut
+   * at its 50 MB of Markdown together with its HTML, and stays a body a client can take.
+   */
+  answerChars: 160 * MiB,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /**
@@ -221,6 +228,19 @@ export const limits = {
    * and well under 100 kB; more is a runaway on noise, cut before it fills the heap.
    */
   ocrOutputBytes: 16 * MiB,
+  /**
+   * Pixels of one image upload (one frame of it), read from its header before anything is
+   * decoded. A 600 dpi A3 scan is ~70 Mpx and a 50 MP camera photo 50 Mpx; a few bytes of PNG
+   * or GIF can claim billions (decompression bombs). Decoding 100 Mpx takes ~1 s and up to
+   * ~400 MB outside the heap (four bytes a pixel for a BMP), within workerOffHeapMb.
+   */
+  imagePixels: 100_000_000,
+  /**
+   * Frames (pages) read from one multi-page TIFF; the rest are left out with a warning. Each
+   * frame is OCR'd like a scanned page (1-3 s of CPU), so even the 300 s deadline reads about
+   * a hundred; a 50 MB fax TIFF can hold thousands.
+   */
+  imageFrames: 100,
   /** Default per-request deadline and its ceiling, from the contract. */
   timeoutDefaultMs: 30_000,
   timeoutMaxMs: 300_000,
@@ -246,6 +266,56 @@ export const limits = {
    * process group is killed. An idle Chromium exits in well under a second.
    */
   browserCloseGraceMs: 3_000,
+  /**
+   * Browsers starting at once; more creates wait their turn inside their own request. A start
+   * takes 0.3-1 s of a core (the browser, its zygotes, GPU and network processes): ten at once
+   * on two cores held a 10 ms parse for 0.8 s, thirty for 19 s.
+   */
+  sessionLaunches: 2,
+  /**
+   * Niceness of every process of a session (its browser's, its execute runs). At 10 a busy one gets about a tenth of
+   * a core's share against a conversion at 0, so sessions use idle CPU but cannot starve parses.
+   */
+  sessionNice: 10,
+  /**
+   * Private memory (resident, not shared) one session's processes may hold together: the
+   * default of QUIRE_SESSION_MEMORY_MB. An idle session holds ~220 MB by this count and a heavy
+   * single-page app 400-700 MB; one page's JavaScript took its session from 0.9 to 3.0 GB.
+   */
+  sessionMemoryMb: 1024,
+  /**
+   * How often each session's memory and processes are measured (one /proc scan for all, ~1-3 ms):
+   * JavaScript allocates at up to ~1 GB/s, so a session overshoots its cap by a few hundred MB at most.
+   */
+  sessionMemoryWatchMs: 250,
+  /**
+   * Processes one session's browser may run. It starts 8-9 (browser, zygotes, GPU, network,
+   * storage, a renderer) and gains about one renderer per site open at once; more is a runaway.
+   */
+  sessionProcesses: 128,
+  /**
+   * Bytes a session's folder (profile, downloads, uploads, execute scratch) may take on disk,
+   * and a saved profile too: the default of QUIRE_SESSION_DISK_MB. A fresh profile takes ~7 MB,
+   * a day of ordinary browsing tens; one page wrote 512 MB in 4.6 s, while Chromium offers every
+   * origin a quota of 10 GiB on a large disk (and cannot be made to report less).
+   */
+  sessionDiskMb: 512,
+  /**
+   * How often session folders are measured (one `du` over all of them, outside Quire's event
+   * loop): a page writes ~110 MB/s at most, so a session overshoots by about that much.
+   */
+  sessionDiskWatchMs: 1_000,
+  /**
+   * Chromium's HTTP cache per session (--disk-cache-size). It sizes the cache from the free disk
+   * otherwise, up to hundreds of MB that would count against the session's disk cap.
+   */
+  sessionHttpCacheBytes: 64 * MiB,
+  /**
+   * Free disk under the data folder below which no new session starts: the default of
+   * QUIRE_SESSIONS_MIN_FREE_DISK_MB. Four sessions at their disk cap, so that sessions filling
+   * up never take the last space from the store (SQLite) on the same disk.
+   */
+  sessionsMinFreeDiskMb: 4 * 512,
   /**
    * One CDP message a client may send. Playwright sends files given to setInputFiles inline,
    * base64 in one message; 64 MiB covers the 50 MB upload size used everywhere else in Quire.

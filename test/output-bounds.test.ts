@@ -1,6 +1,49 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse, useServer } from './helpers/server.ts';
+import { documentXml, zip } from './helpers/zip.ts';
+
+const MiB = 1024 * 1024;
+const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/**
+ * A DOCX whose pictures are `pictures` (image1.png, ...) drawn in the order `placements` names
+ * them: a picture placed many times is stored once in the package, as Word stores it.
+ */
+function pictureDocx(pictures: Uint8Array[], placements: number[]): Buffer {
+  const drawing = (i: number) =>
+    `<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="${i + 1}" name="Picture" descr="chart ${i}"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip xmlns:r="${REL}" r:embed="rIdImg${i}"/></pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`;
+  const rels = pictures
+    .map((_, i) => `<Relationship Id="rIdImg${i}" Type="${REL}/image" Target="media/image${i + 1}.png"/>`)
+    .join('');
+  return zip([
+    {
+      name: '[Content_Types].xml',
+      data:
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="png" ContentType="image/png"/>' +
+        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    },
+    {
+      name: '_rels/.rels',
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`,
+    },
+    {
+      name: 'word/_rels/document.xml.rels',
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
+    },
+    { name: 'word/document.xml', data: documentXml(placements.map(drawing).join('')) },
+    ...pictures.map((data, i) => ({ name: `word/media/image${i + 1}.png`, data })),
+  ]);
+}
+
+/** A "PNG" of `bytes` bytes that compresses to almost nothing: its signature, then zeros and a mark. */
+function bigPicture(bytes: number, mark: number): Uint8Array {
+  const data = new Uint8Array(bytes);
+  data.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  data[100] = mark;
+  return data;
+}
 
 /** Small uploads must not expand into huge answers (issue 14: output amplification). */
 describe('output bounds', () => {
@@ -38,5 +81,43 @@ describe('output bounds', () => {
     const { body } = await parse(server(), { file: { bytes: html, filename: 'merged.html' } });
     assert.match(body.data.markdown, /^\| Population \| Population \| Population \|$/m);
     assert.match(body.data.markdown, /^\| Oslo \| 586 \| 697 \|$/m);
+  });
+
+  it('a picture placed forty times is carried once', async () => {
+    // Upstream-sized case: an 8 MB picture (a few KB zipped) placed 40 times made 447 MB of HTML.
+    const file = pictureDocx([bigPicture(8 * MiB, 1)], Array(40).fill(0));
+    assert.ok(file.length < 100 * 1024, `${file.length} bytes uploaded`);
+    const { status, body } = await parse(server(), {
+      file: { bytes: file, filename: 'report.docx' },
+      options: { formats: ['html', 'images', 'markdown'], removeBase64Images: false },
+    });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const html: string = body.data.html;
+    assert.equal(html.match(/src="data:image\/png;base64,/g)?.length, 1);
+    assert.equal(html.match(/src="&#x3C;Base64-Image-Removed>"|src="<Base64-Image-Removed>"/g)?.length, 39);
+    assert.equal(body.data.images.length, 1);
+    assert.equal(body.data.markdown.match(/data:image\/png;base64,/g)?.length, 1);
+    // Every placement keeps its alt text.
+    assert.equal(body.data.markdown.match(/!\[chart 0\]/g)?.length, 40);
+  });
+
+  it('an answer past its size limit is refused with RESOURCE_LIMIT naming each output', async () => {
+    // Eight different 8 MB pictures: about 90 MB of Markdown and as much HTML with their bytes.
+    const pictures = Array.from({ length: 8 }, (_, i) => bigPicture(8 * MiB, i + 1));
+    const file = pictureDocx(
+      pictures,
+      pictures.map((_, i) => i),
+    );
+    const { status, body } = await parse(server(), {
+      file: { bytes: file, filename: 'album.docx' },
+      options: { formats: ['markdown', 'html'], removeBase64Images: false, timeout: 120_000 },
+    });
+    assert.equal(status, 400, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.code, 'RESOURCE_LIMIT');
+    assert.match(body.error, /The answer would pass 160\.0 MB \(markdown \d+\.\d MB, html \d+\.\d MB\)/);
+    // The same document in Markdown alone, its pictures as placeholders, is small.
+    const small = await parse(server(), { file: { bytes: file, filename: 'album.docx' } });
+    assert.equal(small.status, 200);
+    assert.equal(small.body.data.markdown.match(/<Base64-Image-Removed>/g)?.length, 8);
   });
 });

@@ -16,6 +16,8 @@ import {
   renderByPage,
 } from '../render/pages.ts';
 import { transformDocument } from '../transform/index.ts';
+import { carryPicturesOnce } from '../transform/repeated-pictures.ts';
+import { AnswerBudget, chars } from './answer-budget.ts';
 
 export interface ParseJob {
   bytes: Uint8Array;
@@ -73,6 +75,7 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
     url,
     options: job.options,
   });
+  carryPicturesOnce(doc.tree);
   const tree = transformDocument(doc, job.options);
   const wanted = new Set(job.options.formats.map((f) => f.type));
   const { removeBase64Images } = job.options;
@@ -83,21 +86,29 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   const paged = doc.pages && pdf ? { pages: doc.pages, options: pdf } : undefined;
   let byPage: Map<number, string> | undefined;
 
-  // Outputs first and metadata last, the order the hosted service answers in.
+  // Outputs first and metadata last, the order the hosted service answers in; each counted
+  // against the answer's budget as it is made.
+  const budget = new AnswerBudget();
   const outputs: Omit<ParseData, 'metadata'> = {};
   if (wanted.has('markdown')) {
     if (paged?.options.pageMarkers) {
       byPage = renderByPage(tree, render);
-      outputs.markdown = joinWithMarkers(byPage);
-    } else outputs.markdown = render(tree);
+      outputs.markdown = budget.add('markdown', joinWithMarkers(byPage), chars);
+    } else outputs.markdown = budget.add('markdown', render(tree), chars);
   }
-  if (wanted.has('html')) outputs.html = renderHtml(tree);
-  if (wanted.has('rawHtml')) outputs.rawHtml = doc.rawHtml ?? renderHtml(doc.tree);
-  if (wanted.has('links')) outputs.links = collectLinks(tree);
-  if (wanted.has('images')) outputs.images = collectImages(tree);
-  if (paged && (paged.options.pages || paged.options.pageMarkdown))
-    outputs.pages = pagesOutput(paged.pages, byPage ?? renderByPage(tree, render));
-  if (paged?.options.blocks) outputs.blocks = blocksOutput(paged.pages, tree, outputs.markdown, render);
+  if (wanted.has('html')) outputs.html = budget.add('html', renderHtml(tree), chars);
+  if (wanted.has('rawHtml'))
+    outputs.rawHtml = budget.add('rawHtml', doc.rawHtml ?? renderHtml(doc.tree), chars);
+  if (wanted.has('links')) outputs.links = budget.add('links', collectLinks(tree), chars);
+  if (wanted.has('images')) outputs.images = budget.add('images', collectImages(tree), chars);
+  if (paged && (paged.options.pages || paged.options.pageMarkdown)) {
+    const pages = pagesOutput(paged.pages, byPage ?? renderByPage(tree, render));
+    outputs.pages = budget.add('pages', pages, (p) => chars(p.map((page) => page.markdown)));
+  }
+  if (paged?.options.blocks) {
+    const blocks = blocksOutput(paged.pages, tree, outputs.markdown, render);
+    outputs.blocks = budget.add('blocks', blocks, (b) => JSON.stringify(b).length);
+  }
   const data: ParseData = {
     ...outputs,
     metadata: {

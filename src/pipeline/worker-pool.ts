@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import { Tinypool } from 'tinypool';
 import { limits } from '../limits.ts';
 import { FairQueue, QueueFullError, type Requester, type WorkerSlot } from './fair-queue.ts';
-import type { ParseJob } from './parse-document.ts';
-import type { WorkerResult } from './worker.ts';
+import type { WorkerJob, WorkerResult } from './worker.ts';
 
 export interface PoolSettings {
   workers: number;
@@ -71,7 +70,7 @@ export class ConversionPool {
     });
   }
 
-  async run(job: ParseJob, who: Requester, signal: AbortSignal): Promise<WorkerResult> {
+  async run(job: WorkerJob, who: Requester, signal: AbortSignal): Promise<WorkerResult> {
     let slot: WorkerSlot | undefined;
     try {
       slot = await this.queue.acquire(who, signal);

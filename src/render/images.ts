@@ -1,4 +1,5 @@
 import type { Root } from 'hast';
+import { REPEATED_PICTURE_SRC } from '../transform/repeated-pictures.ts';
 import { eachElement } from './walk-elements.ts';
 
 /**
@@ -11,7 +12,8 @@ export function collectImages(tree: Root): string[] {
   eachElement(tree, (el) => {
     if (el.tagName !== 'img') return;
     const src = typeof el.properties.src === 'string' ? el.properties.src.trim() : '';
-    if (!src) return;
+    // A repeated picture's later copies point back at its first, listed already.
+    if (!src || src === REPEATED_PICTURE_SRC) return;
     seen.add(src);
   });
   return [...seen];

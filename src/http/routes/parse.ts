@@ -6,7 +6,7 @@ import { formatInfo } from '../../detect/formats.ts';
 import { limits } from '../../limits.ts';
 import type { ParseOptions } from '../../options/parse-options.ts';
 import { validateParseOptions } from '../../options/validate.ts';
-import type { ParseData } from '../../pipeline/parse-document.ts';
+import type { EnvelopeMetadata } from '../../pipeline/worker.ts';
 import { type ConversionPool, PoolError } from '../../pipeline/worker-pool.ts';
 import type { TeamConcurrency } from '../../quota/team-concurrency.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
@@ -59,7 +59,7 @@ async function convert(
   request: FastifyRequest,
   upload: ParseUpload,
   options: ParseOptions,
-): Promise<{ data: ParseData; limited: boolean; waitedMs: number }> {
+): Promise<string> {
   const detection = detectFormat(upload.file, convertibleFormats(options));
   const warnings: string[] = [];
   if (detection.relabelled) {
@@ -77,6 +77,8 @@ async function convert(
     });
     try {
       request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');
+      const envelope: EnvelopeMetadata = { scrapeId: randomUUID(), concurrencyLimited: lease.limited };
+      if (lease.limited) envelope.concurrencyQueueDurationMs = lease.waitedMs;
       const result = await deps.pool.run(
         {
           bytes: upload.file.bytes,
@@ -85,12 +87,13 @@ async function convert(
           format: detection.format,
           options,
           warnings,
+          envelope,
         },
         { team: principal.team, key: principal.keyId },
         signal,
       );
       if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
-      return { data: result.data, limited: lease.limited, waitedMs: lease.waitedMs };
+      return result.body;
     } finally {
       lease.release();
     }
@@ -144,14 +147,9 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
       filename: options.zeroDataRetention ? null : upload.file.filename,
       bytes: upload.file.bytes.length,
     };
-    const { data, limited, waitedMs } = await convert(deps, request, upload, options);
-    const metadata: Record<string, unknown> = {
-      ...data.metadata,
-      scrapeId: randomUUID(),
-      concurrencyLimited: limited,
-    };
-    if (limited) metadata.concurrencyQueueDurationMs = waitedMs;
-    reply.header('cache-control', 'no-store');
-    return { success: true, data: { ...data, metadata } };
+    // Serialised by the worker: passed on as it is, never parsed or re-encoded here.
+    const body = await convert(deps, request, upload, options);
+    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+    return body;
   });
 }
