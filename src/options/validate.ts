@@ -98,7 +98,6 @@ function checkImplemented(options: ParseOptions): void {
     if (f.type === 'summary' || f.type === 'json')
       missing.push(`the ${f.type} format (options.formats[${i}])`);
   });
-  if (options.redactPII !== false) missing.push('options.redactPII');
   if (missing.length > 0) {
     throw new ApiError(
       501,
@@ -106,6 +105,27 @@ function checkImplemented(options: ParseOptions): void {
       `This Quire build does not implement ${missing.join(' or ')} yet.`,
     );
   }
+}
+
+/**
+ * What redactPII cannot be combined with. `rawHtml` is the source exactly as uploaded: redacting
+ * it would mean rewriting markup, scripts, attributes and comments that the document model never
+ * reads, and a redaction that misses one of them is worse than none, so the two are refused
+ * together (the `html` format is the redacted page). An empty `entities` list would redact
+ * nothing while the caller believes it redacts.
+ */
+function checkRedaction(options: ParseOptions): void {
+  if (options.redactPII === false) return;
+  const raw = options.formats.findIndex((f) => f.type === 'rawHtml');
+  if (raw >= 0) {
+    throw badRequest(
+      `options.formats[${raw}] rawHtml cannot be combined with options.redactPII: rawHtml is the unmodified source, which is never redacted; ask for html, which is`,
+    );
+  }
+  if (options.redactPII !== true && options.redactPII.entities?.length === 0)
+    throw badRequest(
+      'options.redactPII.entities must name at least one of PERSON, EMAIL, PHONE, LOCATION, FINANCIAL, SECRET (leave it out for all)',
+    );
 }
 
 export function validateParseOptions(raw: unknown): ParseOptions {
@@ -117,5 +137,6 @@ export function validateParseOptions(raw: unknown): ParseOptions {
   const parsed = parseOptionsSchema.safeParse(raw);
   if (!parsed.success) throw validationError('options', parsed.error, raw);
   checkImplemented(parsed.data);
+  checkRedaction(parsed.data);
   return parsed.data;
 }

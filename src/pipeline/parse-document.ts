@@ -16,6 +16,8 @@ import {
   renderByPage,
 } from '../render/pages.ts';
 import { transformDocument } from '../transform/index.ts';
+import { redactDocument } from '../transform/pii/index.ts';
+import { showPlaceholders } from '../transform/pii/placeholders.ts';
 import { carryPicturesOnce } from '../transform/repeated-pictures.ts';
 import { AnswerBudget, chars } from './answer-budget.ts';
 
@@ -77,10 +79,16 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
   });
   carryPicturesOnce(doc.tree);
   const tree = transformDocument(doc, job.options);
+  // PII redaction: on the tree, before anything is rendered from it (and on the metadata and page blocks).
+  const redaction = await redactDocument(tree, job.options.redactPII, doc);
   const wanted = new Set(job.options.formats.map((f) => f.type));
   const { removeBase64Images } = job.options;
 
-  const render: RenderMarkdown = (root) => renderMarkdown(root, { removeBase64Images, source: doc.kind });
+  const tagged = redaction.placeholders;
+  const render: RenderMarkdown = (root) => {
+    const markdown = renderMarkdown(root, { removeBase64Images, source: doc.kind });
+    return tagged ? showPlaceholders(markdown) : markdown;
+  };
   // Per-page outputs: for paged documents only (a PDF converted with them asked for).
   const pdf = job.options.parsers.find((p): p is PdfParserOptions => p.type === 'pdf');
   const paged = doc.pages && pdf ? { pages: doc.pages, options: pdf } : undefined;
@@ -119,7 +127,7 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
       contentType: doc.contentType,
     },
   };
-  const warnings = [...job.warnings, ...doc.warnings];
+  const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings];
   if (warnings.length > 0) data.warning = warnings.join(' ');
   return data;
 }
