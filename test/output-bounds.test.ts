@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { R, wordPackage } from './helpers/docx.ts';
 import { parse, useServer } from './helpers/server.ts';
-import { documentXml, zip } from './helpers/zip.ts';
 
 const MiB = 1024 * 1024;
-const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 /**
  * A DOCX whose pictures are `pictures` (image1.png, ...) drawn in the order `placements` names
@@ -12,29 +11,14 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
  */
 function pictureDocx(pictures: Uint8Array[], placements: number[]): Buffer {
   const drawing = (i: number) =>
-    `<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="${i + 1}" name="Picture" descr="chart ${i}"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip xmlns:r="${REL}" r:embed="rIdImg${i}"/></pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`;
-  const rels = pictures
-    .map((_, i) => `<Relationship Id="rIdImg${i}" Type="${REL}/image" Target="media/image${i + 1}.png"/>`)
-    .join('');
-  return zip([
-    {
-      name: '[Content_Types].xml',
-      data:
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="png" ContentType="image/png"/>' +
-        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    },
-    {
-      name: '_rels/.rels',
-      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`,
-    },
-    {
-      name: 'word/_rels/document.xml.rels',
-      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
-    },
-    { name: 'word/document.xml', data: documentXml(placements.map(drawing).join('')) },
-    ...pictures.map((data, i) => ({ name: `word/media/image${i + 1}.png`, data })),
-  ]);
+    `<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="${i + 1}" name="Picture" descr="chart ${i}"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip r:embed="rIdImg${i}"/></pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`;
+  return wordPackage({
+    body: placements.map(drawing).join(''),
+    rels: pictures.map(
+      (_, i) => `<Relationship Id="rIdImg${i}" Type="${R}/image" Target="media/image${i + 1}.png"/>`,
+    ),
+    parts: pictures.map((data, i) => ({ name: `word/media/image${i + 1}.png`, data })),
+  });
 }
 
 /** A "PNG" of `bytes` bytes that compresses to almost nothing: its signature, then zeros and a mark. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { para, R, run, W, wordPackage, wordTypes } from './helpers/docx.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 import { zip } from './helpers/zip.ts';
 
@@ -14,13 +15,6 @@ import { zip } from './helpers/zip.ts';
  * the body.
  */
 
-const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-const W14 = 'http://schemas.microsoft.com/office/word/2010/wordml';
-const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
-
-const run = (text: string) => `<w:r><w:t xml:space="preserve">${text}</w:t></w:r>`;
-const para = (...content: string[]) => `<w:p>${content.join('')}</w:p>`;
 /** A check box content control as Word 2010+ writes it (w14:checkbox, showing ☒ or ☐). */
 const checkBox = (checked: boolean) =>
   '<w:sdt><w:sdtPr><w14:checkbox>' +
@@ -62,66 +56,37 @@ function featuresDocx(): Buffer {
     ),
     para(run('After the table.')),
   ].join('');
-  const xml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
-  const override = (part: string, type: string) => `<Override PartName="${part}" ContentType="${type}"/>`;
-  const officeType = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
-  return zip([
-    {
-      name: '[Content_Types].xml',
-      data:
-        `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-        override('/word/document.xml', `${officeType}.document.main+xml`) +
-        override('/word/endnotes.xml', `${officeType}.endnotes+xml`) +
-        override('/word/comments.xml', `${officeType}.comments+xml`) +
-        override('/docProps/core.xml', 'application/vnd.openxmlformats-package.core-properties+xml') +
-        '</Types>',
-    },
-    {
-      name: '_rels/.rels',
-      data:
-        `${xml}<Relationships xmlns="${RELS}">` +
-        `<Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/>` +
-        `<Relationship Id="rId2" Type="${RELS}/metadata/core-properties" Target="docProps/core.xml"/>` +
-        '</Relationships>',
-    },
-    {
-      name: 'word/document.xml',
-      data: `${xml}<w:document xmlns:w="${W}" xmlns:w14="${W14}" xmlns:r="${R}"><w:body>${body}<w:sectPr/></w:body></w:document>`,
-    },
-    {
-      name: 'word/_rels/document.xml.rels',
-      data:
-        `${xml}<Relationships xmlns="${RELS}">` +
-        `<Relationship Id="rId1" Type="${R}/endnotes" Target="endnotes.xml"/>` +
-        `<Relationship Id="rId2" Type="${R}/comments" Target="comments.xml"/>` +
-        '</Relationships>',
-    },
-    {
-      name: 'word/endnotes.xml',
-      data:
-        `${xml}<w:endnotes xmlns:w="${W}">` +
-        '<w:endnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:endnote>' +
-        '<w:endnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:endnote>' +
-        `<w:endnote w:id="1"><w:p><w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:endnoteRef/></w:r>${run(' The endnote text, at the end.')}</w:p></w:endnote>` +
-        '</w:endnotes>',
-    },
-    {
-      name: 'word/comments.xml',
-      data:
-        `${xml}<w:comments xmlns:w="${W}"><w:comment w:id="0" w:author="Rita Reviewer" w:date="2024-05-02T10:00:00Z" w:initials="RR">` +
-        `${para(run('A reviewer remark that is no part of the text'))}</w:comment></w:comments>`,
-    },
-    {
-      name: 'docProps/core.xml',
-      data:
-        `${xml}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
-        '<dc:title>Quarterly Review</dc:title><dc:subject>Finance</dc:subject><dc:creator>Ada Author</dc:creator>' +
-        '<cp:keywords>budget, review</cp:keywords><dc:description>Notes for the board</dc:description><dc:language>en-GB</dc:language>' +
-        '<dcterms:created xsi:type="dcterms:W3CDTF">2024-01-15T09:30:00Z</dcterms:created>' +
-        '<dcterms:modified xsi:type="dcterms:W3CDTF">2024-02-01T17:45:10Z</dcterms:modified></cp:coreProperties>',
-    },
-  ]);
+  return wordPackage({
+    body,
+    rels: [
+      `<Relationship Id="rId1" Type="${R}/endnotes" Target="endnotes.xml"/>`,
+      `<Relationship Id="rId2" Type="${R}/comments" Target="comments.xml"/>`,
+    ],
+    parts: [
+      {
+        name: 'word/endnotes.xml',
+        contentType: wordTypes.endnotes,
+        data:
+          `<?xml version="1.0" encoding="UTF-8"?><w:endnotes xmlns:w="${W}">` +
+          '<w:endnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:endnote>' +
+          '<w:endnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:endnote>' +
+          `<w:endnote w:id="1"><w:p><w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:endnoteRef/></w:r>${run(' The endnote text, at the end.')}</w:p></w:endnote>` +
+          '</w:endnotes>',
+      },
+      {
+        name: 'word/comments.xml',
+        contentType: wordTypes.comments,
+        data:
+          `<?xml version="1.0" encoding="UTF-8"?><w:comments xmlns:w="${W}"><w:comment w:id="0" w:author="Rita Reviewer" w:date="2024-05-02T10:00:00Z" w:initials="RR">` +
+          `${para(run('A reviewer remark that is no part of the text'))}</w:comment></w:comments>`,
+      },
+    ],
+    core:
+      '<dc:title>Quarterly Review</dc:title><dc:subject>Finance</dc:subject><dc:creator>Ada Author</dc:creator>' +
+      '<cp:keywords>budget, review</cp:keywords><dc:description>Notes for the board</dc:description><dc:language>en-GB</dc:language>' +
+      '<dcterms:created xsi:type="dcterms:W3CDTF">2024-01-15T09:30:00Z</dcterms:created>' +
+      '<dcterms:modified xsi:type="dcterms:W3CDTF">2024-02-01T17:45:10Z</dcterms:modified>',
+  });
 }
 
 const ODF_NS =

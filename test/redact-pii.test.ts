@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { para, R, run, wordPackage } from './helpers/docx.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
-import { zip } from './helpers/zip.ts';
 
 /** All data below is invented: reserved phone ranges, documented test cards and IBANs, example.com. */
 const ticket = `<!doctype html><html><head><title>Ticket 4471</title></head><body><main>
@@ -214,12 +214,6 @@ describe('redactPII', () => {
 
 /** A DOCX with a contact table, a mailto: hyperlink and an author, built in memory. */
 function piiDocx(): Buffer {
-  const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-  const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-  const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
-  const xml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
-  const run = (text: string) => `<w:r><w:t xml:space="preserve">${text}</w:t></w:r>`;
-  const para = (...runs: string[]) => `<w:p>${runs.join('')}</w:p>`;
   const cell = (text: string) => `<w:tc>${para(run(text))}</w:tc>`;
   const row = (...cells: string[]) => `<w:tr>${cells.map(cell).join('')}</w:tr>`;
   const body =
@@ -230,40 +224,11 @@ function piiDocx(): Buffer {
       `<w:hyperlink r:id="rId9">${run('samuel.okonkwo@example.co.uk')}</w:hyperlink>`,
       run(' for details.'),
     );
-  return zip([
-    {
-      name: '[Content_Types].xml',
-      data:
-        `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-        `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
-        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
-        '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' +
-        '</Types>',
-    },
-    {
-      name: '_rels/.rels',
-      data:
-        `${xml}<Relationships xmlns="${RELS}">` +
-        `<Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/>` +
-        `<Relationship Id="rId2" Type="${RELS}/metadata/core-properties" Target="docProps/core.xml"/>` +
-        '</Relationships>',
-    },
-    {
-      name: 'word/document.xml',
-      data: `${xml}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${body}<w:sectPr/></w:body></w:document>`,
-    },
-    {
-      name: 'word/_rels/document.xml.rels',
-      data:
-        `${xml}<Relationships xmlns="${RELS}">` +
-        `<Relationship Id="rId9" Type="${R}/hyperlink" Target="mailto:samuel.okonkwo@example.co.uk" TargetMode="External"/>` +
-        '</Relationships>',
-    },
-    {
-      name: 'docProps/core.xml',
-      data:
-        `${xml}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/">` +
-        '<dc:title>Contacts</dc:title><dc:creator>Samuel Okonkwo</dc:creator></cp:coreProperties>',
-    },
-  ]);
+  return wordPackage({
+    body,
+    rels: [
+      `<Relationship Id="rId9" Type="${R}/hyperlink" Target="mailto:samuel.okonkwo@example.co.uk" TargetMode="External"/>`,
+    ],
+    core: '<dc:title>Contacts</dc:title><dc:creator>Samuel Okonkwo</dc:creator>',
+  });
 }
