@@ -1,26 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Firecrawl from '@mendable/firecrawl-js';
+import Firecrawl, { type PdfBlockItem, type PdfPageBlocks } from '@mendable/firecrawl-js';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
-interface Block {
-  id: string;
-  type: string;
-  label: string | null;
-  bbox: [number, number, number, number];
-  content: string;
-  markdownSpan: [number, number] | null;
-  readingOrder: number;
-  source: string;
-  confidence: { layout: number | null; ocr: number | null };
-}
-interface PageBlocks {
-  pageNumber: number;
-  width: number;
-  height: number;
-  status: string;
-  items: Block[];
-}
+// The SDK's own types: what a client of the contract reads, not Quire's.
+type Block = PdfBlockItem;
+type PageBlocks = PdfPageBlocks;
 
 /** A three-page report with headings, a ruled table on page 2 and a page number at each foot. */
 const REPORT = 'pdf/tables/icdar-us-022.pdf';
@@ -140,6 +125,7 @@ describe('PDF pages, page markers and blocks', () => {
       for (const [i, b] of page.items.entries()) {
         assert.equal(b.readingOrder, i);
         assert.equal(b.id, `p${page.pageNumber}-b${i}`);
+        assert.ok(b.bbox && page.width !== null && page.height !== null, `${b.id} has a box on a sized page`);
         const [x0, y0, x1, y1] = b.bbox;
         assert.ok(0 <= x0 && x0 <= x1 && x1 <= page.width, `${b.id} x ${b.bbox}`);
         assert.ok(0 <= y0 && y0 <= y1 && y1 <= page.height, `${b.id} y ${b.bbox}`);
@@ -183,7 +169,7 @@ describe('PDF pages, page markers and blocks', () => {
     );
     // The table sits in the middle of the page, below its first paragraph.
     const paragraph = two!.items.find((b) => b.content.startsWith('property referrals'))!;
-    assert.ok(paragraph.readingOrder < table.readingOrder && paragraph.bbox[3] <= table.bbox[1]);
+    assert.ok(paragraph.readingOrder < table.readingOrder && paragraph.bbox![3] <= table.bbox![1]);
   });
 
   it('keeps a paragraph that runs on across a page break with the page it starts on', async () => {
