@@ -345,17 +345,19 @@ export function bigDocumentsSection(results: readonly BigResult[]): string[] {
     '',
     'Synthetic documents built by bench/big-documents.ts (deterministic), each converted once per tool in a fresh ' +
       `process (bench/convert-file.ts) to Markdown: Quire's whole pipeline with the conversion worker's default heap ` +
-      `limit (${workerHeapMb} MB), anydoc's \`toMarkdownBytes\`. Peak RSS is the process's own.`,
+      `limit (${workerHeapMb} MB), anydoc's \`toMarkdownBytes\`. Each process loads only its own tool's modules. ` +
+      'Both times are the conversion alone, timed inside the process after its modules have loaded; peak RSS is ' +
+      "the process's own, start-up included.",
     '',
     table(
       [
         'document',
         'Quire ms',
         'anydoc ms',
-        'Quire / anydoc',
+        'Quire ms / anydoc ms (both: first conversion in a fresh process, after module load)',
         'Quire peak RSS MB',
         'anydoc peak RSS MB',
-        'Quire / anydoc RSS',
+        'Quire RSS / anydoc RSS (both whole processes)',
       ],
       rows,
     ),

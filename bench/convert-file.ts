@@ -1,16 +1,18 @@
 import fs from 'node:fs';
-import { formatFromExtension, toMarkdownBytes } from '@firecrawl/anydoc';
 import type { FormatId } from '../src/detect/formats.ts';
-import { parseOptionsSchema } from '../src/options/parse-options.ts';
-import { parseDocument } from '../src/pipeline/parse-document.ts';
+import { readStatusKb } from './proc.ts';
 
 /**
- * Conversions in a fresh process, so that its peak RSS is its own:
- * `node bench/convert-file.ts quire|anydoc <file> <format> [options JSON] [runs]` prints
- * {ms, markdownChars, peakRssMb} for the first conversion and, with runs > 1, `laterMs`: the
- * later conversions of the same file in the same process (what a worker that has converted
- * before spends). Quire runs its pipeline as a conversion worker does (same heap limit, set by
- * the caller), with the request options given (defaults otherwise).
+ * Conversions in a fresh process, so that its peak RSS, start-up and CPU time are its own:
+ * `node bench/convert-file.ts quire|anydoc|pdfjs <file> <format> [options JSON] [runs]` prints
+ * {ms, cpuMs, markdownChars, peakRssMb} for the first conversion and, with runs > 1, `laterMs`
+ * and `laterCpuMs`: the later conversions of the same file in the same process (what a worker
+ * that has converted before spends). CPU is user + system of the whole process, every thread
+ * included. Quire runs its pipeline as a conversion worker does (same heap limit, set by the
+ * caller), with the request options given (defaults otherwise).
+ *
+ * Each tool's modules are imported only when it is the one run, so that a process timed from
+ * spawn to exit loads what that tool needs and nothing else.
  */
 const [tool, file, format, options = '{}', runs = '1'] = process.argv.slice(2) as [
   string,
@@ -21,32 +23,56 @@ const [tool, file, format, options = '{}', runs = '1'] = process.argv.slice(2) a
 ];
 const bytes = new Uint8Array(fs.readFileSync(file));
 
-async function convert(): Promise<string> {
+async function converter(): Promise<() => Promise<string>> {
   if (tool === 'quire') {
-    const data = await parseDocument({
-      bytes,
-      filename: file.split('/').pop() ?? file,
-      contentType: undefined,
-      format: format as FormatId,
-      options: parseOptionsSchema.parse(JSON.parse(options)),
-      warnings: [],
-    });
-    return data.markdown ?? '';
+    const [{ parseDocument }, { parseOptionsSchema }] = await Promise.all([
+      import('../src/pipeline/parse-document.ts'),
+      import('../src/options/parse-options.ts'),
+    ]);
+    return async () => {
+      const data = await parseDocument({
+        bytes,
+        filename: file.split('/').pop() ?? file,
+        contentType: undefined,
+        format: format as FormatId,
+        options: parseOptionsSchema.parse(JSON.parse(options)),
+        warnings: [],
+      });
+      return data.markdown ?? '';
+    };
   }
-  const f = formatFromExtension(format);
-  if (!f) throw new Error(`anydoc cannot read ${format}`);
-  return toMarkdownBytes(bytes, f);
+  if (tool === 'pdfjs') {
+    const { pdfjsText } = await import('./peers/pdfjs.ts');
+    return () => pdfjsText.convert(file, bytes, {});
+  }
+  if (tool === 'anydoc') {
+    const { formatFromExtension, toMarkdownBytes } = await import('@firecrawl/anydoc');
+    const f = formatFromExtension(format);
+    if (!f) throw new Error(`anydoc cannot read ${format}`);
+    return () => toMarkdownBytes(bytes, f);
+  }
+  throw new Error(`unknown tool ${tool}`);
 }
 
+const convert = await converter();
 const times: number[] = [];
+const cpuTimes: number[] = [];
 let markdown = '';
 let peakRssMb = 0;
 for (let i = 0; i < Math.max(1, Number(runs)); i++) {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   markdown = await convert();
+  const cpu = process.cpuUsage(cpu0);
   times.push(performance.now() - t0);
-  // The peak of the first conversion alone: later ones in the same process add garbage.
-  if (i === 0) peakRssMb = process.resourceUsage().maxRSS / 1024;
+  cpuTimes.push((cpu.user + cpu.system) / 1000);
+  // The peak of the first conversion alone: later ones in the same process add garbage. VmHWM,
+  // not resourceUsage().maxRSS: Linux carries ru_maxrss across exec, so a child of the bench
+  // would report the bench's own RSS at the fork whenever that is the larger.
+  if (i === 0) peakRssMb = (readStatusKb('self', 'VmHWM') ?? process.resourceUsage().maxRSS) / 1024;
 }
 const [ms, ...laterMs] = times;
-process.stdout.write(`${JSON.stringify({ ms, laterMs, markdownChars: markdown.length, peakRssMb })}\n`);
+const [cpuMs, ...laterCpuMs] = cpuTimes;
+process.stdout.write(
+  `${JSON.stringify({ ms, cpuMs, laterMs, laterCpuMs, markdownChars: markdown.length, peakRssMb })}\n`,
+);

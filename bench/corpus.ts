@@ -9,6 +9,16 @@ export function corpusDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.QUIRE_CORPUS_DIR || path.resolve(repoRoot, '../shared/corpus'));
 }
 
+/** An installed package's version, from its package.json under node_modules. */
+export function packageVersion(name: string): string {
+  try {
+    const pkg = path.join(repoRoot, 'node_modules', name, 'package.json');
+    return (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** The shared scorer, next to the corpus in the shared tree. */
 export const scorerPath = path.resolve(repoRoot, '../shared/eval/score.mjs');
 

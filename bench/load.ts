@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from './corpus.ts';
+import { processTree, readStatusKb, treeCpuSeconds } from './proc.ts';
 import { max, mean, nowMs, percentile } from './stats.ts';
 
 /** A server to put under load: a Node entry point started as a child process. */
@@ -46,6 +46,8 @@ export interface LoadResult {
   durationS: number;
   rps: number;
   okRps: number;
+  /** Latencies measured (successes and HTTP errors; client-side failures have none). */
+  latencySamples: number;
   p50: number | null;
   p90: number | null;
   p99: number | null;
@@ -60,70 +62,6 @@ export interface LoadResult {
   /** CPU time (user + system) of the server and all its child processes during the measured phase. */
   cpuS: number | null;
   samples: number;
-}
-
-const clockTicks = 100; // USER_HZ: fixed at 100 on Linux for /proc/<pid>/stat
-
-// ------------------------------------------------------------------ /proc sampling
-
-export function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
-  try {
-    const m = fs
-      .readFileSync(`/proc/${pid}/status`, 'utf8')
-      .match(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The pid and all its descendants, through every thread's `children` list. */
-export function processTree(pid: number): number[] {
-  const seen = [pid];
-  for (let i = 0; i < seen.length; i++) {
-    const p = seen[i]!;
-    let tasks: string[];
-    try {
-      tasks = fs.readdirSync(`/proc/${p}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tasks) {
-      try {
-        for (const c of fs.readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').split(' ')) {
-          const n = Number(c);
-          if (c.trim() && Number.isInteger(n) && !seen.includes(n)) seen.push(n);
-        }
-      } catch {
-        // the thread or process ended between listing and reading
-      }
-    }
-  }
-  return seen;
-}
-
-/** utime + stime + cutime + cstime in seconds. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name, which may itself contain spaces.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(rest[i]));
-    return (utime! + stime! + cutime! + cstime!) / clockTicks;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU of the server and every live descendant (ended ones are in their parent's cutime/cstime). */
-function treeCpuSeconds(pid: number): number | null {
-  let total = 0;
-  for (const p of processTree(pid)) {
-    const s = cpuSeconds(p);
-    if (s === null && p === pid) return null;
-    total += s ?? 0;
-  }
-  return total;
 }
 
 class RssSampler {
@@ -303,6 +241,7 @@ export function unmeasured(spec: ServerSpec, error: string): LoadResult {
     durationS: 0,
     rps: 0,
     okRps: 0,
+    latencySamples: 0,
     p50: null,
     p90: null,
     p99: null,
@@ -356,6 +295,7 @@ export async function loadTest(spec: ServerSpec, opts: LoadOptions): Promise<Loa
       durationS,
       rps: requests / durationS,
       okRps: ok / durationS,
+      latencySamples: tally.latencies.length,
       p50: percentile(tally.latencies, 50),
       p90: percentile(tally.latencies, 90),
       p99: percentile(tally.latencies, 99),

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot, scorerPath } from './corpus.ts';
 import { dash, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
-import type { PdfTool } from './peers/pdf.ts';
-import { errorText } from './quality.ts';
+import { type PdfTool, pdfTimedAs } from './peers/pdf.ts';
+import { reapedChildrenCpuMs } from './proc.ts';
+import { errorText, type FormatScore, type ScoreReport } from './quality.ts';
 import { median, nowMs, ratio } from './stats.ts';
 
 const execFileAsync = promisify(execFile);
@@ -65,7 +66,10 @@ export interface PdfToolRun {
   tool: PdfTool;
   outDir: string;
   runs: Map<string, CaseRun>;
-  scores: Record<string, { overall: number | null; n: number }>;
+  /** The shared scorer's summary per subset. */
+  scores: Record<string, FormatScore>;
+  /** Its text score per case (`<subset>/<name>`), for the broken subset's recovery count. */
+  textScores: Map<string, number | null>;
   tables: number | null;
   maxPagesOk: boolean | null;
 }
@@ -73,7 +77,13 @@ export interface PdfToolRun {
 const key = (c: PdfCase) => `${c.subset}/${c.name}`;
 const applies = (tool: PdfTool, c: PdfCase) => !tool.subsets || tool.subsets.includes(c.subset);
 
-async function scoreSubsets(corpus: string, outDir: string, names: string[]) {
+/**
+ * A readable broken file counts as recovered when the text score of the output against its
+ * reference reaches this (0-100): any output at all would count a page of garbage as recovery.
+ */
+const recoveredText = 50;
+
+async function scoreSubsets(corpus: string, outDir: string, names: string[]): Promise<ScoreReport> {
   const { stdout } = await execFileAsync(
     process.execPath,
     [
@@ -88,7 +98,7 @@ async function scoreSubsets(corpus: string, outDir: string, names: string[]) {
     ],
     { maxBuffer: 64 * 1024 * 1024, timeout: 300_000 },
   );
-  return JSON.parse(stdout) as { formats: Record<string, { overall: number | null; n: number }> };
+  return JSON.parse(stdout) as ScoreReport;
 }
 
 /** Mean of score-tables.mjs's `tables` over the cases that carry expected tables. */
@@ -122,7 +132,15 @@ export async function runPdfBench(
   const runs: PdfToolRun[] = tools.map((tool) => {
     const outDir = path.join(outRoot, tool.id, 'pdf');
     fs.rmSync(outDir, { recursive: true, force: true });
-    return { tool, outDir, runs: new Map(), scores: {}, tables: null, maxPagesOk: null };
+    return {
+      tool,
+      outDir,
+      runs: new Map(),
+      scores: {},
+      textScores: new Map(),
+      tables: null,
+      maxPagesOk: null,
+    };
   });
   for (const [i, c] of cases.entries()) {
     const line: string[] = [];
@@ -154,7 +172,11 @@ export async function runPdfBench(
   }
   for (const run of runs) {
     const names = subsets.filter((s) => cases.some((c) => c.subset === s && applies(run.tool, c)));
-    if (names.length > 0) run.scores = (await scoreSubsets(corpus, run.outDir, names)).formats;
+    if (names.length > 0) {
+      const report = await scoreSubsets(corpus, run.outDir, names);
+      run.scores = report.formats;
+      for (const f of report.files) run.textScores.set(f.file, f.text);
+    }
     if (names.includes('tables'))
       run.tables = await scoreTables(
         cases.filter((c) => c.subset === 'tables'),
@@ -164,74 +186,158 @@ export async function runPdfBench(
   return { runs, cases };
 }
 
-/** pages/s of a full text pass over the big PDF, and the process's peak RSS. */
+// ------------------------------------------------------------------ throughput on the big PDF
+
+/** One side of the throughput table: a command that converts the big PDF in a process of its own. */
+interface ThroughputTool {
+  id: string;
+  label: string;
+  /** Threads reading pages, as configured (the CPU / wall column shows what was used). */
+  threads: string;
+  /** The command line, converting the file `runs` times in one process. */
+  command(runs: number): { command: string; args: string[]; env?: Record<string, string> };
+  /** Whether one process can convert more than once (pdftotext is a process per document). */
+  warm: boolean;
+}
+
+/** Medians over the rounds. */
+interface FreshFigures {
+  /** Spawn to exit: the runtime's start, module loading, the conversion, exit. */
+  wallMs: number | null;
+  /** User + system CPU of the whole process, all threads. */
+  cpuMs: number | null;
+  /** The conversion alone, timed inside the process after its modules loaded (Node tools). */
+  convertMs: number | null;
+  peakRssMb: number | null;
+}
+
+interface WarmFigures {
+  /** A later conversion in a process that has converted the file before. */
+  wallMs: number | null;
+  cpuMs: number | null;
+}
+
 export interface Throughput {
   id: string;
   label: string;
+  threads: string;
   pages: number;
-  /** Median ms of the first conversion in a fresh process. */
-  ms: number | null;
-  /** Median ms of a later conversion in the same process (null: one process per document). */
-  laterMs: number | null;
-  peakRssMb: number | null;
+  fresh: FreshFigures;
+  warm: WarmFigures | null;
   error?: string;
 }
 
-/** Rounds of the throughput measurement: each tool runs once per round, the tools taking turns. */
-const THROUGHPUT_ROUNDS = 3;
+/** What convert-file.ts prints. */
+interface ChildReport {
+  ms: number;
+  cpuMs: number;
+  laterMs: number[];
+  laterCpuMs: number[];
+  peakRssMb: number;
+}
 
-/**
- * Each tool converts the big PDF once per round, in turns, and the median counts: one run on a
- * shared machine says little. Quire and anydoc convert it twice per process, so the table has
- * both a fresh process (module loading, JIT warm-up, pdf.js started: what the first request to a
- * new conversion worker pays) and a worker that has converted before; pdftotext is a process per
- * document by design.
- */
-export async function measureThroughput(file: string, pages: number): Promise<Throughput[]> {
+/** Rounds of the throughput measurement: each tool runs once per round, the tools taking turns. */
+const THROUGHPUT_ROUNDS = 5;
+
+function throughputTools(file: string): ThroughputTool[] {
   const convertFile = path.join(repoRoot, 'bench/convert-file.ts');
-  const tools: { id: string; label: string; command: string; args: string[] }[] = [
+  const fast = '{"parsers":[{"type":"pdf","mode":"fast"}]}';
+  // Quire as a conversion worker runs it: the worker's heap limit, fast mode (text, no OCR).
+  const quire = (runs: number) => ({
+    command: process.execPath,
+    args: ['--max-old-space-size=1536', convertFile, 'quire', file, 'pdf', fast, String(runs)],
+  });
+  const node = (tool: string) => (runs: number) => ({
+    command: process.execPath,
+    args: [convertFile, tool, file, 'pdf', '{}', String(runs)],
+  });
+  return [
     {
       id: 'quire',
       label: 'Quire (fast mode)',
-      command: process.execPath,
-      args: [
-        '--max-old-space-size=1536',
-        convertFile,
-        'quire',
-        file,
-        'pdf',
-        '{"parsers":[{"type":"pdf","mode":"fast"}]}',
-        '2',
-      ],
+      threads: '2 (a helper from 60 pages)',
+      command: quire,
+      warm: true,
     },
-    { id: 'pdftotext', label: 'pdftotext', command: 'pdftotext', args: ['-enc', 'UTF-8', file, '/dev/null'] },
     {
-      id: 'anydoc',
-      label: 'anydoc',
-      command: process.execPath,
-      args: [convertFile, 'anydoc', file, 'pdf', '{}', '2'],
+      id: 'quire-1t',
+      label: 'Quire (fast mode, one thread)',
+      threads: '1 (`QUIRE_PDF_ONE_THREAD=1`)',
+      command: (runs) => ({ ...quire(runs), env: { QUIRE_PDF_ONE_THREAD: '1' } }),
+      warm: true,
     },
+    {
+      id: 'pdftotext',
+      label: 'pdftotext',
+      threads: '1',
+      command: () => ({ command: 'pdftotext', args: ['-enc', 'UTF-8', file, '/dev/null'] }),
+      warm: false,
+    },
+    { id: 'pdfjs', label: 'pdf.js text', threads: '1', command: node('pdfjs'), warm: true },
+    { id: 'anydoc', label: 'anydoc', threads: 'its own (native)', command: node('anydoc'), warm: true },
   ];
+}
+
+/** One process, timed from spawn to exit, with its whole CPU time and what it reports of itself. */
+async function timedProcess(spec: ReturnType<ThroughputTool['command']>) {
+  const cpu0 = reapedChildrenCpuMs();
+  const t0 = nowMs();
+  const { stdout } = await execFileAsync(spec.command, spec.args, {
+    env: { ...process.env, ...spec.env },
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 600_000,
+  });
+  const wallMs = nowMs() - t0;
+  const cpu1 = reapedChildrenCpuMs();
+  const reported = /\{"ms".*\}/.exec(stdout);
+  return {
+    wallMs,
+    cpuMs: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0,
+    report: reported ? (JSON.parse(reported[0]) as ChildReport) : null,
+  };
+}
+
+/**
+ * Each tool converts the big PDF in a new process that exits after one conversion (timed from
+ * spawn to exit, like pdftotext, with the whole process's CPU), and the tools that can also
+ * convert it twice in one process, the second time as a worker that has converted before. Once
+ * per round, the tools taking turns; the medians count, since one run on a shared machine says
+ * little. Nothing else runs as the bench's child meanwhile, which the CPU figure relies on.
+ */
+export async function measureThroughput(file: string, pages: number): Promise<Throughput[]> {
+  const tools = throughputTools(file);
   const samples = new Map(
-    tools.map((t) => [t.id, { ms: [] as number[], later: [] as number[], rss: [] as number[], error: '' }]),
+    tools.map((t) => [
+      t.id,
+      {
+        wall: [] as number[],
+        cpu: [] as number[],
+        convert: [] as number[],
+        rss: [] as number[],
+        warmWall: [] as number[],
+        warmCpu: [] as number[],
+        error: '',
+      },
+    ]),
   );
   for (let round = 0; round < THROUGHPUT_ROUNDS; round++)
     for (const tool of tools) {
       const s = samples.get(tool.id)!;
       try {
-        const t0 = nowMs();
-        const { stdout } = await execFileAsync(tool.command, tool.args, {
-          maxBuffer: 256 * 1024 * 1024,
-          timeout: 600_000,
-        });
-        const ms = nowMs() - t0;
-        const reported = /\{"ms".*\}/.exec(stdout);
-        const parsed = reported
-          ? (JSON.parse(reported[0]) as { ms: number; laterMs: number[]; peakRssMb: number })
-          : undefined;
-        s.ms.push(parsed?.ms ?? ms);
-        if (parsed) s.later.push(...parsed.laterMs);
-        if (parsed) s.rss.push(parsed.peakRssMb);
+        const fresh = await timedProcess(tool.command(1));
+        s.wall.push(fresh.wallMs);
+        if (fresh.cpuMs !== null) s.cpu.push(fresh.cpuMs);
+        if (fresh.report) {
+          s.convert.push(fresh.report.ms);
+          s.rss.push(fresh.report.peakRssMb);
+        }
+        if (tool.warm) {
+          const { report } = await timedProcess(tool.command(2));
+          if (report) {
+            s.warmWall.push(...report.laterMs);
+            s.warmCpu.push(...report.laterCpuMs);
+          }
+        }
       } catch (err) {
         s.error = errorText(err);
       }
@@ -241,14 +347,21 @@ export async function measureThroughput(file: string, pages: number): Promise<Th
     return {
       id: t.id,
       label: t.label,
+      threads: t.threads,
       pages,
-      ms: median(s.ms),
-      laterMs: median(s.later),
-      peakRssMb: median(s.rss),
-      ...(s.ms.length === 0 ? { error: s.error } : {}),
+      fresh: {
+        wallMs: median(s.wall),
+        cpuMs: median(s.cpu),
+        convertMs: median(s.convert),
+        peakRssMb: median(s.rss),
+      },
+      warm: t.warm ? { wallMs: median(s.warmWall), cpuMs: median(s.warmCpu) } : null,
+      ...(s.wall.length === 0 ? { error: s.error } : {}),
     };
   });
 }
+
+// ------------------------------------------------------------------ report
 
 function subsetScore(run: PdfToolRun, subset: string, cases: PdfCase[]): string {
   if (!cases.some((c) => c.subset === subset && applies(run.tool, c))) return 'n/a';
@@ -264,14 +377,119 @@ function subsetMs(run: PdfToolRun, subset: string, cases: PdfCase[]): string {
   return ms.length === 0 ? 'n/a' : fmtMs(median(ms));
 }
 
-/** Broken subset: files with a text reference recovered (non-empty output); refusals expected and given. */
+/**
+ * Broken subset: readable files recovered (text score at least `recoveredText` against their
+ * reference), refusals expected and given, and, apart, the readable files that have no reference
+ * text to judge an output by.
+ */
 function brokenCell(run: PdfToolRun, cases: PdfCase[]): string {
   const broken = cases.filter((c) => c.subset === 'broken');
-  const readable = broken.filter((c) => !c.vectors.expectError);
-  const recovered = readable.filter((c) => (run.runs.get(key(c))?.chars ?? 0) > 0).length;
+  const judged = broken.filter((c) => !c.vectors.expectError && c.hasText);
+  const recovered = judged.filter((c) => (run.textScores.get(key(c)) ?? 0) >= recoveredText).length;
+  const unjudged = broken.filter((c) => !c.vectors.expectError && !c.hasText);
+  const gaveOutput = unjudged.filter((c) => (run.runs.get(key(c))?.chars ?? 0) > 0).length;
   const refusals = broken.filter((c) => c.vectors.expectError);
   const refused = refusals.filter((c) => run.runs.get(key(c))?.error !== undefined).length;
-  return `${recovered}/${readable.length} recovered, ${refused}/${refusals.length} refused`;
+  return (
+    `${recovered}/${judged.length} recovered, ${refused}/${refusals.length} refused; ` +
+    `${gaveOutput}/${unjudged.length} unjudged gave output`
+  );
+}
+
+const perPage = (ms: number | null, pages: number) => (ms === null || pages === 0 ? null : ms / pages);
+const pagesPerSecond = (ms: number | null, pages: number) =>
+  ms === null || ms === 0 ? dash : (pages / (ms / 1000)).toFixed(0);
+const cpuShare = (cpu: number | null, wall: number | null) =>
+  cpu === null || wall === null || wall === 0 ? dash : (cpu / wall).toFixed(2);
+
+function throughputTables(throughput: Throughput[]): string[] {
+  const pdftotext = throughput.find((t) => t.id === 'pdftotext');
+  const base = pdftotext?.fresh;
+  const pages = throughput[0]?.pages ?? 0;
+  const freshRows = throughput.map((t) => {
+    const f = t.fresh;
+    if (f.wallMs === null) return [t.label, t.threads, `failed: ${t.error?.slice(0, 120) ?? ''}`];
+    return [
+      t.label,
+      t.threads,
+      fmtMs(f.wallMs),
+      pagesPerSecond(f.wallMs, pages),
+      fmtMs(f.cpuMs),
+      fmtMs(perPage(f.cpuMs, pages)),
+      cpuShare(f.cpuMs, f.wallMs),
+      t.id === 'pdftotext' ? 'n/a' : fmtMs(f.convertMs),
+      t.id === 'pdftotext' ? dash : fmtMb(f.peakRssMb === null ? null : f.peakRssMb * 1024),
+      fmtRatio(ratio(f.wallMs, base?.wallMs)),
+      fmtRatio(ratio(f.cpuMs, base?.cpuMs)),
+    ];
+  });
+  const warmRows = throughput
+    .filter((t) => t.warm !== null)
+    .map((t) => {
+      const w = t.warm!;
+      return [
+        t.label,
+        t.threads,
+        fmtMs(w.wallMs),
+        pagesPerSecond(w.wallMs, pages),
+        fmtMs(perPage(w.cpuMs, pages)),
+        cpuShare(w.cpuMs, w.wallMs),
+        fmtRatio(ratio(w.wallMs, base?.wallMs)),
+        fmtRatio(ratio(w.cpuMs, base?.cpuMs)),
+      ];
+    });
+  return [
+    `Text throughput on the big PDF (${pages} pages, whole document). Medians of ${THROUGHPUT_ROUNDS} rounds, the ` +
+      'tools taking turns. CPU is user + system time of the whole process, every thread included (for a fresh ' +
+      'process, its rusage as the kernel adds it to the bench’s reaped children, in 10 ms steps; for a warm ' +
+      'conversion, `process.cpuUsage()` around it); CPU / wall above 1 means more than one core was busy. Quire ' +
+      'runs as a conversion worker does (its heap limit, fast mode: text layer, no OCR); "one thread" sets ' +
+      '`QUIRE_PDF_ONE_THREAD=1`, which reads every page on the main thread and starts no helper. Ratios are ' +
+      'tool ÷ pdftotext: below 1× means faster or cheaper than pdftotext.',
+    '',
+    'A fresh process converts the file once and exits, timed from spawn to exit like pdftotext: the runtime’s ' +
+      'start, module loading (Quire’s pipeline, pdf.js), the conversion and exit; "conversion alone" is the same ' +
+      'conversion timed inside the process once its modules have loaded. Each Node process loads only its own ' +
+      'tool; pdftotext writes to /dev/null, the Node tools build their Markdown in memory. Peak RSS is the ' +
+      'process’s own (VmHWM; not measured for pdftotext). On a busy machine the wall times stretch with the ' +
+      'load and the CPU times much less: compare those first.',
+    '',
+    table(
+      [
+        'tool',
+        'threads reading pages',
+        'wall ms, spawn to exit',
+        'pages/s',
+        'CPU ms',
+        'CPU ms/page',
+        'CPU / wall',
+        'conversion alone ms (after module load)',
+        'peak RSS MB',
+        'wall ÷ pdftotext wall (both whole processes)',
+        'CPU ÷ pdftotext CPU (both whole processes)',
+      ],
+      freshRows,
+    ),
+    '',
+    'Warm: the second conversion in a process that has converted the file before (a conversion worker that has ' +
+      'worked before): no process or module start. pdftotext has no such mode, so the ratios set a warm ' +
+      'conversion against pdftotext’s whole process, start included.',
+    '',
+    table(
+      [
+        'tool',
+        'threads reading pages',
+        'wall ms',
+        'pages/s',
+        'CPU ms/page',
+        'CPU / wall',
+        'wall ÷ pdftotext wall (tool warm, in-process; pdftotext whole process)',
+        'CPU ÷ pdftotext CPU (same)',
+      ],
+      warmRows,
+    ),
+    '',
+  ];
 }
 
 export function pdfSection(
@@ -296,68 +514,64 @@ export function pdfSection(
     ),
     ...runs.map(() => ''),
   ]);
-  const pdftotextRun = throughput.find((t) => t.id === 'pdftotext');
-  const perSecond = (t: Throughput, ms: number | null) =>
-    ms === null ? dash : (t.pages / (ms / 1000)).toFixed(0);
-  const tRows = throughput.map((t) => [
-    t.label,
-    t.ms === null ? `failed: ${t.error?.slice(0, 120) ?? ''}` : perSecond(t, t.ms),
-    t.ms === null ? dash : fmtMs(t.ms),
-    t.id === 'pdftotext' ? 'n/a' : perSecond(t, t.laterMs),
-    t.laterMs === null ? dash : fmtMs(t.laterMs),
-    t.peakRssMb === null ? dash : fmtMb(t.peakRssMb * 1024),
-    t.ms !== null && pdftotextRun?.ms ? fmtRatio(ratio(pdftotextRun.ms, t.ms)) : dash,
-    t.laterMs !== null && pdftotextRun?.ms ? fmtRatio(ratio(pdftotextRun.ms, t.laterMs)) : dash,
-  ]);
+  // Plain-text tools cannot score on headings or tables: text and order tell reading apart from structure.
+  const metrics = ['text', 'order', 'headings', 'lists', 'tables'] as const;
+  const metricRows = present.flatMap((subset) =>
+    runs
+      .filter((r) => cases.some((c) => c.subset === subset && applies(r.tool, c)))
+      .map((r) => {
+        const s = r.scores[subset];
+        return [subset, r.tool.label, fmtScore(s?.overall), ...metrics.map((m) => fmtScore(s?.[m]))];
+      }),
+  );
   const failures = runs.flatMap((r) =>
     [...r.runs.entries()]
       .filter(([k, v]) => v.error && !cases.find((c) => key(c) === k)?.vectors.expectError)
       .map(([k, v]) => `- ${r.tool.label}, \`${k}\`: ${v.error!.replace(/\s+/g, ' ').slice(0, 160)}`),
   );
+  const broken = cases.filter((c) => c.subset === 'broken');
+  const unjudged = broken.filter((c) => !c.vectors.expectError && !c.hasText).length;
   return [
     '## PDF',
     '',
     'Per subset of `pdf/` in the corpus: the shared scorer’s `overall` (text-only references score text and order; ' +
-      'expected refusals count as 0 there and are judged in the broken row instead) and the median ms per document. ' +
-      'The table row is `score-tables.mjs` (structure: cell F1 with neighbours) averaged over the cases with expected ' +
-      'tables. The big PDF is scored whole; the tools that can stop early convert it again with `maxPages` 10, ' +
-      'and the maxPages row says whether exactly the first 10 pages came out.',
+      'expected refusals count as 0 there and are judged in the broken row instead) and the median ms per document, ' +
+      'one run each: the in-process tools in this long-running bench process, the others a process per document, ' +
+      'its start included (the headers say which). The table row is `score-tables.mjs` (structure: cell F1 with ' +
+      'neighbours) averaged over the cases with expected tables. The big PDF is scored whole; the tools that can ' +
+      'stop early convert it again with `maxPages` 10, and the maxPages row says whether exactly the first 10 pages ' +
+      'came out.',
+    '',
+    `Broken row: a readable file counts as recovered when its output's text score against the reference is at ` +
+      `least ${recoveredText}, for every tool alike (the references of this subset are pdftotext's own output, ` +
+      `which favours pdftotext); "refused" counts expected refusals that were refused; ${unjudged} readable files ` +
+      'have no reference text (pdftotext got none out of them), so for those the row only says how many gave any ' +
+      'output, unjudged.',
     '',
     table(
       [
         'subset',
         'cases',
         ...runs.map((r) => `${r.tool.label} score`),
-        ...runs.map((r) => `${r.tool.label} ms/doc`),
+        ...runs.map((r) => `${r.tool.label} ms/doc (${pdfTimedAs(r.tool)})`),
       ],
       rows,
     ),
+    '',
+    'Scores by metric (pdftotext, pdf.js text and Tesseract write plain text, so headings, lists and tables score 0 ' +
+      'for them where the reference has any; text and order show how well they read):',
+    '',
+    table(['subset', 'tool', 'overall', ...metrics], metricRows),
     '',
     'How each tool ran:',
     '',
     ...runs.map(
       (r) =>
-        `- ${r.tool.label}: ${r.tool.how}${r.tool.subsets ? ` (subsets: ${r.tool.subsets.join(', ')})` : ''}.`,
+        `- ${r.tool.label}: ${r.tool.how}${r.tool.subsets ? ` (subsets: ${r.tool.subsets.join(', ')})` : ''}; ` +
+        `ms/doc ${pdfTimedAs(r.tool)}${r.tool.runsIn === 'this process' ? ' (no warm-up: the first documents pay for the JIT)' : ''}.`,
     ),
     '',
-    `Text throughput on the big PDF (${throughput[0]?.pages ?? '?'} pages, whole document; Quire's pipeline with the worker heap limit, fast mode). ` +
-      `Medians of ${THROUGHPUT_ROUNDS} rounds, the tools taking turns; "fresh" is the first conversion in a new process, ` +
-      '"warm" a second one in the same process (a conversion worker that has converted before); peak RSS is that of the first conversion:',
-    '',
-    table(
-      [
-        'tool',
-        'pages/s fresh',
-        'ms fresh',
-        'pages/s warm',
-        'ms warm',
-        'peak RSS MB',
-        'pdftotext ms / tool ms, fresh',
-        'pdftotext ms / tool ms, warm',
-      ],
-      tRows,
-    ),
-    '',
+    ...throughputTables(throughput),
     ...(failures.length > 0 ? ['Unexpected failures:', '', ...failures, ''] : []),
   ];
 }

@@ -38,8 +38,9 @@ export async function loadQuire(): Promise<QuireLoad> {
       id: 'quire',
       label: 'Quire',
       how: 'in-process `detectFormat` + `parseDocument` (default options)',
+      runsIn: 'this process',
       runs: 20,
-      warmup: true,
+      warmup: 'jit',
       supports: (format) => (implementedFormats as ReadonlySet<string>).has(format),
       async convert(bytes, _format, filename) {
         const { format } = detectFormat({ filename, contentType: undefined, bytes }, implementedFormats);
@@ -88,8 +89,17 @@ const caseBudgetMs = 10_000;
  * after 100 ms of warm-up in a fresh process, 0.08 after 250 ms, 0.07 after 500 ms and after
  * 2 s (where a service that has converted a few thousand documents stands).
  */
-export const warmupRuns = 20;
-export const warmupMs = 300;
+const warmupRuns = 20;
+const warmupMs = 300;
+
+/** How a tool's times were taken, for the "How each tool ran" notes. */
+export function howTimed(tool: Tool): string {
+  const warm =
+    tool.warmup === 'jit'
+      ? `untimed warm-up runs (at least ${warmupRuns} and ${warmupMs} ms, at most ${caseBudgetMs / 2000} s)`
+      : 'one untimed run';
+  return `median of ${tool.runs} timed runs after ${warm}`;
+}
 
 export interface ToolRun {
   tool: Tool;
@@ -108,10 +118,13 @@ type Measured = { ok: true; markdown: string; ms: number; runs: number } | { ok:
 async function measure(tool: Tool, c: Case): Promise<Measured> {
   try {
     // In-process tools warm up as a long-running service would be: several untimed runs, so
-    // that JIT-compiled JavaScript is compared with native code at its steady state.
+    // that JIT-compiled JavaScript is compared with native code at its steady state. A process per
+    // document gets one, so that its first timed run does not read its binary from disk.
     let markdown: string | undefined;
     let spent = 0;
-    for (let i = 0; tool.warmup && (i < warmupRuns || spent < warmupMs) && spent < caseBudgetMs / 2; i++) {
+    const warm = (i: number) =>
+      tool.warmup === 'once' ? i < 1 : (i < warmupRuns || spent < warmupMs) && spent < caseBudgetMs / 2;
+    for (let i = 0; warm(i); i++) {
       const t0 = nowMs();
       markdown = await tool.convert(c.bytes, c.format, c.name);
       spent += nowMs() - t0;
@@ -190,7 +203,7 @@ export interface FormatScore {
 export interface ScoreReport {
   formats: Record<string, FormatScore>;
   all: FormatScore & { macroOverall: number | null };
-  files: { file: string; overall: number | null; failed?: boolean; error?: string }[];
+  files: { file: string; overall: number | null; text: number | null; failed?: boolean; error?: string }[];
 }
 
 /** Runs `score.mjs --json` over one tool's outputs for the formats it was run on. */

@@ -7,28 +7,38 @@ import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
 import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
-import { mainContentSection, runMainContent } from './maincontent.ts';
+import { machineLine } from './machine.ts';
+import { type MainContentResult, mainContentSection, runMainContent } from './maincontent.ts';
 import { measureThroughput, pdfSection, runPdfBench } from './pdf.ts';
-import { pandocReader, pandocVersion } from './peers/pandoc.ts';
+import { pandocReader, pandocStartupCommand, pandocStartupMs, pandocVersion } from './peers/pandoc.ts';
 import { type PdfTool, pdfPeers } from './peers/pdf.ts';
-import { anydoc, anydocVersion, pandoc, type Tool } from './peers.ts';
+import {
+  anydoc,
+  anydocVersion,
+  lessStartUp,
+  pandoc,
+  ratioHeader,
+  type StartUp,
+  startUpNote,
+  type Tool,
+  timedAs,
+} from './peers.ts';
 import {
   type FormatScore,
+  howTimed,
   loadQuire,
   runQuality,
   type ScoreReport,
   score,
   type ToolRun,
-  warmupMs,
-  warmupRuns,
 } from './quality.ts';
 import { runSessionsBench, sessionsSection } from './sessions.ts';
-import { median, nowMs, ratio } from './stats.ts';
+import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, main-content extraction
-// against Readability and pandoc, big synthetic documents
-// against anydoc, then HTTP load against a pandoc-per-request server, all measured in this one
-// run; writes bench/RESULTS.md.
+// against Readability, defuddle and pandoc, PDF against pdftotext, pdf.js, anydoc and Tesseract,
+// big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server and
+// interact sessions against a bare Chromium, all measured in this one run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
@@ -44,6 +54,8 @@ const partialResultsPath = path.join(outRoot, 'RESULTS.partial.md');
 const sections = ['corpus', 'maincontent', 'pdf', 'big', 'load', 'sessions'] as const;
 type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
+/** pandoc start-up samples taken before and again after the sections that run pandoc. */
+const startUpRuns = 20;
 const quireMain = path.join(repoRoot, 'src/main.ts');
 
 function intEnv(name: string, fallback: number, min: number, maxValue: number): number {
@@ -85,11 +97,10 @@ function commandLine(cmd: string, args: string[]): string | null {
 }
 
 function machine(): string[] {
-  const cpus = os.cpus();
   const commit = commandLine('git', ['rev-parse', '--short', 'HEAD']);
   return [
     `- Date: ${new Date().toISOString()}`,
-    `- Machine: ${os.availableParallelism()} cores (nproc), ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
+    machineLine(),
     `- Node ${process.version}, pandoc ${pandocVersion()}, @firecrawl/anydoc ${anydocVersion()}`,
     `- Quire: ${commit ? `commit ${commit}` : 'working tree (no commit yet)'}`,
   ];
@@ -100,6 +111,8 @@ function machine(): string[] {
 interface Scored {
   run: ToolRun;
   report: ScoreReport | null;
+  /** A process-per-document tool's start-up, measured apart (pandoc's). */
+  startUp?: StartUp;
 }
 
 function scoreCell(s: Scored, format: string): string {
@@ -126,23 +139,37 @@ function medianMs(s: Scored, format: string): number | null {
 function qualitySection(scored: Scored[], formats: string[], cases: Case[]): string[] {
   const quire = scored.find((s) => s.run.tool.id === 'quire');
   const peers = scored.filter((s) => s.run.tool.id !== 'quire');
+  const reads = (s: Scored, format: string) => s.run.formats.includes(format);
+  /** The peer's time against Quire's, as measured and, for a process per document, less its start-up. */
+  const ratioColumns = (q: Scored, p: Scored) => [
+    { less: false, header: ratioHeader(q.run.tool, p.run.tool) },
+    ...(p.startUp ? [{ less: true, header: ratioHeader(q.run.tool, p.run.tool, 'less start-up') }] : []),
+  ];
+  const peerMs = (p: Scored, format: string, less: boolean) =>
+    less && p.startUp ? lessStartUp(medianMs(p, format), p.startUp) : medianMs(p, format);
   const head = [
     'format',
     'cases',
     ...scored.map((s) => `${s.run.tool.label} score`),
-    ...scored.map((s) => `${s.run.tool.label} ms/doc`),
-    ...(quire ? peers.map((p) => `Quire ms / ${p.run.tool.label} ms`) : []),
+    ...scored.flatMap((s) => [
+      `${s.run.tool.label} ms/doc (${timedAs(s.run.tool)})`,
+      ...(s.startUp ? [`${s.run.tool.label} ms/doc less its start-up`] : []),
+    ]),
+    ...(quire ? peers.flatMap((p) => ratioColumns(quire, p).map((c) => c.header)) : []),
   ];
   const rows = formats.map((format) => [
     format,
     String(cases.filter((c) => c.format === format).length),
     ...scored.map((s) => scoreCell(s, format)),
-    ...scored.map((s) => (s.run.formats.includes(format) ? fmtMs(medianMs(s, format)) : 'n/a')),
+    ...scored.flatMap((s) => [
+      reads(s, format) ? fmtMs(medianMs(s, format)) : 'n/a',
+      ...(s.startUp ? [reads(s, format) ? fmtMs(peerMs(s, format, true)) : 'n/a'] : []),
+    ]),
     ...(quire
-      ? peers.map((p) =>
-          p.run.formats.includes(format)
-            ? fmtRatio(ratio(medianMs(quire, format), medianMs(p, format)))
-            : 'n/a',
+      ? peers.flatMap((p) =>
+          ratioColumns(quire, p).map((c) =>
+            reads(p, format) ? fmtRatio(ratio(medianMs(quire, format), peerMs(p, format, c.less))) : 'n/a',
+          ),
         )
       : []),
   ]);
@@ -168,17 +195,17 @@ function qualitySection(scored: Scored[], formats: string[], cases: Case[]): str
     '## Corpus: quality and speed',
     '',
     'Score: the shared scorer’s `overall` (0–100, mean over the cases of a format; a failed case scores 0). ' +
-      'ms/doc: median over the cases of each case’s median wall time. Ratios below 1× mean Quire is faster. ' +
-      '`n/a`: the tool does not read that format.',
+      'ms/doc: median over the cases of each case’s median wall time. Ratios below 1× mean Quire is faster; each ' +
+      'header says what the two times include: Quire and anydoc run in this process, warm, while pandoc starts ' +
+      'a new process for every document (it has no server mode), so its times are shown as measured and less its ' +
+      'start-up. `n/a`: the tool does not read that format.',
     '',
     table(head, rows),
     '',
     'How each tool ran:',
     '',
-    ...scored.map(
-      (s) =>
-        `- ${s.run.tool.label}: ${s.run.tool.how}; median of ${s.run.tool.runs} timed runs${s.run.tool.warmup ? ` after untimed warm-up runs (at least ${warmupRuns} and ${warmupMs} ms, at most 5 s)` : ''}.`,
-    ),
+    ...scored.map((s) => `- ${s.run.tool.label}: ${s.run.tool.how}; ${howTimed(s.run.tool)}.`),
+    ...scored.flatMap((s) => (s.startUp ? [startUpNote(s.run.tool, s.startUp)] : [])),
     '',
     '<details><summary>Per-metric scores</summary>',
     '',
@@ -192,9 +219,13 @@ function qualitySection(scored: Scored[], formats: string[], cases: Case[]): str
 
 // ------------------------------------------------------------------ load section
 
+function latencyPercentile(r: LoadResult, p: number): number | null {
+  return p === 50 ? r.p50 : p === 90 ? r.p90 : p === 99 ? r.p99 : null;
+}
+
 function loadSection(
   results: LoadResult[],
-  opts: { seconds: number; concurrency: number; uploads: Upload[] },
+  opts: { seconds: number; concurrency: number; uploads: Upload[]; processes: number },
 ): string[] {
   const [quire, peer] = results;
   if (!quire || !peer) return [];
@@ -226,10 +257,12 @@ function loadSection(
       (r) => (r.error && r.requests === 0 ? null : r.okRps),
       (x) => (x === null ? dash : x.toFixed(1)),
     ),
-    withRatio('latency p50 (ms)', (r) => r.p50, fmtMs),
-    withRatio('latency p90 (ms)', (r) => r.p90, fmtMs),
-    withRatio('latency p99 (ms)', (r) => r.p99, fmtMs),
+    // Only the percentiles both sides' sample counts support (see supportedPercentiles).
+    ...supportedPercentiles(Math.min(quire.latencySamples, peer.latencySamples)).map((p) =>
+      withRatio(`latency p${p} (ms)`, (r) => latencyPercentile(r, p), fmtMs),
+    ),
     withRatio('latency max (ms)', (r) => r.maxMs, fmtMs),
+    ['latencies measured (n)', String(quire.latencySamples), String(peer.latencySamples), ''],
     withRatio('peak RSS, server process (MB)', (r) => r.peakRssKb, fmtMb),
     withRatio('peak RSS, server + child processes (MB)', (r) => r.peakTreeRssKb, fmtMb),
     withRatio('VmHWM at end, server process (MB)', (r) => r.vmHwmKb, fmtMb),
@@ -251,11 +284,14 @@ function loadSection(
       '`POST /v2/parse` (multipart `file` + `options` `{"formats":["markdown"]}`) one after another, cycling over ' +
       `the ${opts.uploads.length} corpus files (${kinds}); latency is send to last response byte, from Node’s fetch ` +
       'in the bench process on the same machine. RSS is sampled from /proc every 100 ms. Quire converts in a pool of ' +
-      'worker processes; the peer is a minimal node:http server (bench/peers/pandoc-http.ts) that pipes each upload ' +
-      'into its own `pandoc -t gfm` process. For both, the "server + child processes" rows count those processes, ' +
-      'and CPU is that of the server and all its child processes.',
+      `${opts.processes} worker processes (QUIRE_WORKERS, the core count); the peer is a minimal node:http server ` +
+      '(bench/peers/pandoc-http.ts) that pipes each upload into its own `pandoc -t gfm` process (pandoc 2.17 has ' +
+      `no server mode), at most ${opts.processes} at once with the rest waiting in arrival order, like Quire’s queue. ` +
+      'So both ratios compare whole requests, each side’s process and thread starts included. For both, the ' +
+      '"server + child processes" rows count those processes, and CPU is that of the server and all its child ' +
+      'processes.',
     '',
-    table(['', quire.label, peer.label, 'Quire / peer'], rows),
+    table(['', quire.label, peer.label, 'Quire / peer (whole requests, same clients)'], rows),
     '',
     ...(errors.length > 0 ? ['Errors:', '', ...errors, ''] : []),
   ];
@@ -296,26 +332,38 @@ async function main(): Promise<void> {
   const onlyFormats = listEnv('QUIRE_BENCH_FORMATS', formats);
   if (onlyFormats) formats = onlyFormats;
   const cases = findCases(corpus, formats);
-  let qualityLines: string[] = [];
+  // pandoc's process start, measured apart before and after the sections that run it, so that
+  // its per-document times can be shown less the start-up as well as measured.
+  const wantsPandoc = runs('corpus') || runs('maincontent');
+  const startUpSamples = wantsPandoc ? await pandocStartupMs(startUpRuns) : [];
+
+  let scored: Scored[] = [];
   if (runs('corpus')) {
     log(
       `corpus ${corpus}: ${cases.length} cases in ${formats.join(', ')}; tools ${tools.map((t) => t.id).join(', ')}`,
     );
-    const scored: Scored[] = [];
     for (const run of await runQuality(tools, cases, outRoot))
       scored.push({ run, report: await score(corpus, run) });
-    qualityLines = qualitySection(scored, formats, cases);
     log(`corpus done in ${((nowMs() - started) / 1000).toFixed(0)} s`);
   }
 
-  // Main content: web pages scored on what onlyMainContent keeps, against Readability.
-  let mainContentLines: string[] = [];
+  // Main content: web pages scored on what onlyMainContent keeps, against Readability and defuddle.
+  let mainContent: MainContentResult | undefined;
   if (runs('maincontent')) {
-    if (quire.ok) {
-      log('main-content pages: Quire, Readability, pandoc');
-      mainContentLines = mainContentSection(await runMainContent(quire.tool, corpus, outRoot));
-    } else notes.push('Quire could not be loaded, so the main-content section was not run.');
+    if (quire.ok) mainContent = await runMainContent(quire.tool, corpus, outRoot, log);
+    else notes.push('Quire could not be loaded, so the main-content section was not run.');
   }
+
+  if (wantsPandoc) startUpSamples.push(...(await pandocStartupMs(startUpRuns)));
+  const startUp: StartUp | undefined =
+    startUpSamples.length > 0
+      ? { command: pandocStartupCommand, samples: startUpSamples, ms: median(startUpSamples)! }
+      : undefined;
+  scored = scored.map((s) =>
+    s.run.tool.runsIn === 'a process per document' && startUp ? { ...s, startUp } : s,
+  );
+  const qualityLines = scored.length > 0 ? qualitySection(scored, formats, cases) : [];
+  const mainContentLines = mainContent ? mainContentSection(mainContent, startUp) : [];
 
   // PDF: its corpus is organised by subset, and its peers differ.
   let pdfLines: string[] = [];
@@ -326,6 +374,7 @@ async function main(): Promise<void> {
         id: 'quire',
         label: 'Quire',
         how: 'in-process `parseDocument`, mode auto (OCR only for pages without a usable text layer)',
+        runsIn: 'this process',
         maxPages: true,
         convert: (file, bytes, opts) =>
           quire.convertWith(bytes, path.basename(file), 'pdf', {
@@ -359,6 +408,8 @@ async function main(): Promise<void> {
     .map((c) => ({ name: c.name, type: mimeTypeOf(c.format), bytes: c.bytes }));
   if (runs('load') && loadSeconds > 0 && uploads.length > 0) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-'));
+    // Quire's default pool size, given to both servers explicitly so the two cannot drift apart.
+    const processes = os.availableParallelism();
     try {
       const opts = {
         concurrency,
@@ -372,13 +423,18 @@ async function main(): Promise<void> {
         id: 'quire',
         label: 'Quire',
         script: 'src/main.ts',
-        env: { QUIRE_DATA_DIR: dataDir, QUIRE_API_KEYS: apiKey, QUIRE_LOG_LEVEL: 'warn' },
+        env: {
+          QUIRE_DATA_DIR: dataDir,
+          QUIRE_API_KEYS: apiKey,
+          QUIRE_LOG_LEVEL: 'warn',
+          QUIRE_WORKERS: String(processes),
+        },
       };
       const peerSpec: ServerSpec = {
         id: 'pandoc-http',
         label: 'pandoc-http',
         script: 'bench/peers/pandoc-http.ts',
-        env: { PEER_API_KEY: apiKey },
+        env: { PEER_API_KEY: apiKey, PEER_PANDOC_PROCESSES: String(processes) },
       };
       const results: LoadResult[] = [];
       for (const spec of [quireSpec, peerSpec]) {
@@ -396,7 +452,7 @@ async function main(): Promise<void> {
         );
         results.push(r);
       }
-      loadLines = loadSection(results, { seconds: loadSeconds, concurrency, uploads });
+      loadLines = loadSection(results, { seconds: loadSeconds, concurrency, uploads, processes });
       fs.writeFileSync(path.join(outRoot, 'load.json'), `${JSON.stringify(results, null, 1)}\n`);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -425,6 +481,9 @@ async function main(): Promise<void> {
     '',
     'Written by `npm run bench` (bench/run.ts); every figure is set against a peer measured in the same run, ' +
       'because absolute numbers on this shared machine are noisy.',
+    '',
+    'The quality figures come from the corpus Quire’s converters were tuned on (the modern main-content set is a ' +
+      'tuning split too), so Quire will likely score lower on documents it has not seen; the peers never saw them.',
     '',
     ...machine(),
     `- Corpus: ${path.relative(repoRoot, corpus) || corpus} (${cases.length} cases); bench run time ${totalS.toFixed(0)} s`,

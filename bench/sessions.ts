@@ -6,8 +6,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { dash, fmtMs, fmtRatio, table } from './format.ts';
-import { processTree, readStatusKb, startServer, stopServer } from './load.ts';
-import { median, nowMs, percentile, ratio } from './stats.ts';
+import { startServer, stopServer } from './load.ts';
+import { machineFacts } from './machine.ts';
+import { processTree, readStatusKb } from './proc.ts';
+import { max, median, nowMs, percentile, ratio, supportedPercentiles } from './stats.ts';
 
 // Interact sessions: how long from asking for a browser to driving it, what an idle one costs,
 // and how many this machine holds, for Quire (POST /v2/interact, then Playwright through the
@@ -313,9 +315,11 @@ export function sessionsSection(r: SessionsResult): string[] {
   const latency = (q: number) => percentile(r.quireReadyMs, q);
   const peerLatency = (q: number) => percentile(r.peerReadyMs, q);
   const idle = (xs: Memory[], f: (m: Memory) => number) => median(xs.map(f));
+  // Only what the sample count supports: 20 runs give p50 and p90, and then the maximum.
+  const shown = supportedPercentiles(Math.min(r.quireReadyMs.length, r.peerReadyMs.length));
   const latencyRows = [
-    row('create to usable, p50 (ms)', latency(50), peerLatency(50), fmtMs),
-    row('create to usable, p99 (ms)', latency(99), peerLatency(99), fmtMs),
+    ...shown.map((p) => row(`create to usable, p${p} (ms)`, latency(p), peerLatency(p), fmtMs)),
+    row('create to usable, max (ms)', max(r.quireReadyMs), max(r.peerReadyMs), fmtMs),
     ['of which POST /v2/interact, p50 (ms)', fmtMs(percentile(r.quireCreateMs, 50)), dash, dash],
     row(
       'idle browser, PSS (MB, median)',
@@ -336,6 +340,7 @@ export function sessionsSection(r: SessionsResult): string[] {
       (x) => (x === null ? dash : String(x)),
     ),
   ];
+  const { cores, memGiB } = machineFacts();
   const perHeldPss = r.heldTotal && r.held > 0 ? r.heldTotal.pssKb / r.held : null;
   const serverDelta =
     r.serverRssKb.after !== null && r.serverRssKb.before !== null
@@ -349,24 +354,33 @@ export function sessionsSection(r: SessionsResult): string[] {
           `together (${mb(perHeldPss)} MB per session; PSS falls as more browsers share Chromium's pages). ` +
           `MemAvailable went from ${r.freeMbBefore} to ${r.freeMbAfter} MB, ${marginalMb?.toFixed(0) ?? dash} MB per ` +
           `session; Quire's own RSS changed by ${mb(serverDelta)} MB.`,
-        `- At that marginal cost, the ${r.freeMbBefore} MB this ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB machine had ` +
+        `- At that marginal cost, the ${r.freeMbBefore} MB this ${memGiB.toFixed(0)} GiB machine had ` +
           `available would hold about ${marginalMb && marginalMb > 0 ? Math.floor(r.freeMbBefore / marginalMb) : dash} ` +
           'idle sessions (before `QUIRE_SESSIONS_MIN_FREE_MB` keeps its reserve); busy pages need CPU, of which it has ' +
-          'two cores, so `QUIRE_SESSIONS_MAX` (20 by default) is the practical cap.',
+          `${cores} cores, so \`QUIRE_SESSIONS_MAX\` (20 by default) is the practical cap.`,
       ]
     : [`- Holding ${r.heldWanted} sessions failed after ${r.held}: ${r.heldError ?? 'unknown error'}`];
   return [
     '## Interact sessions',
     '',
     `Create to usable: from the request for a browser to Playwright (playwright-core) having its first tab and ` +
-      `evaluating in it; median and p99 of ${r.runs} runs per side, interleaved, after one unmeasured cold start each. ` +
+      `evaluating in it; ${shown.map((p) => `p${p}`).join(', ')} and max of ${r.runs} runs per side (n = ${r.runs}: more ` +
+      'percentiles need more runs, `QUIRE_BENCH_SESSION_RUNS`), interleaved, after one unmeasured cold start each. ' +
       'Quire: `POST /v2/interact`, then `connectOverCDP(cdpUrl)` through the relay and its firewall (the browser also ' +
       'runs behind the egress proxy). Peer: the bare minimum without Quire, `chromium --headless ' +
       '--remote-debugging-port=0` with a fresh profile started by the bench, DevToolsActivePort read, Playwright ' +
       'connected to it directly. Idle memory: a browser showing about:blank 3 s after connecting, summed over its ' +
       'process tree (PSS splits shared pages between processes, so it is what one more browser costs).',
     '',
-    table(['', 'Quire', 'bare Chromium + Playwright', 'Quire / peer'], latencyRows),
+    table(
+      [
+        '',
+        'Quire',
+        'bare Chromium + Playwright',
+        'Quire / peer (both: browser started and driven, same steps)',
+      ],
+      latencyRows,
+    ),
     '',
     ...heldLines,
     ...(r.error ? [`- Error: ${r.error}`] : []),

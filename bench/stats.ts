@@ -40,3 +40,12 @@ export function ratio(a: number | null | undefined, b: number | null | undefined
 export function nowMs(): number {
   return performance.now();
 }
+
+/**
+ * The percentiles among `wanted` that `n` samples support: at least two samples must lie above
+ * one, or it is only the maximum (or next to it) renamed. 20 samples support p90, not p99.
+ */
+export function supportedPercentiles(n: number, wanted: readonly number[] = [50, 90, 99]): number[] {
+  // (100 - p) / 100, not 1 - p / 100: 1 - 0.9 is a hair under 0.1, which would drop p90 at n = 20.
+  return wanted.filter((p) => (n * (100 - p)) / 100 >= 2);
+}

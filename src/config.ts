@@ -77,11 +77,26 @@ export const configSchema = z.object({
   QUIRE_SESSIONS_MIN_FREE_MB: intVar(1024, 0, 1_048_576).describe(
     'Free memory (MemAvailable) below which no new browser session starts (429).',
   ),
+  QUIRE_SESSIONS_MIN_FREE_DISK_MB: intVar(limits.sessionsMinFreeDiskMb, 0, 1_048_576).describe(
+    'Free disk under QUIRE_DATA_DIR below which no new browser session starts (429).',
+  ),
+  QUIRE_SESSION_MEMORY_MB: intVar(limits.sessionMemoryMb, 64, 1_048_576).describe(
+    "Private memory one session's browser processes may hold together; past it the session ends, with the reason.",
+  ),
+  QUIRE_SESSION_DISK_MB: intVar(limits.sessionDiskMb, 16, 1_048_576).describe(
+    "Disk one session's folder (profile, downloads, uploads) may take, past which the session ends, and the most a saved profile may take.",
+  ),
   QUIRE_SESSIONS_ALLOWED_HOSTS: stringVar(
     '',
     'Comma-separated host names or IPs that sessions may reach although they are private or loopback (by name as written in the URL; every port).',
     true,
   ),
+  QUIRE_PDF_ONE_THREAD: z
+    .stringbool()
+    .default(false)
+    .describe(
+      'Read every PDF on one thread (long PDFs are read by two by default); for measuring, and read by the conversion workers themselves.',
+    ),
   QUIRE_SESSIONS_EXECUTE: z
     .stringbool()
     .default(false)
@@ -94,6 +109,34 @@ export const configSchema = z.object({
     .describe(
       'Secret (at least 32 characters) the session tokens in cdpUrl and live view URLs are derived from; empty: a random one is generated into the data folder.',
     ),
+  QUIRE_LLM_BASE_URL: z
+    .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+    .default('')
+    .describe(
+      'Base URL of an OpenAI-compatible API for summary and json (https://api.openai.com/v1; http://localhost:11434/v1 for Ollama); empty: they use the offline methods.',
+    ),
+  QUIRE_LLM_API_KEY: stringVar(
+    '',
+    'Key for that API, sent as a bearer token (as api-key to Azure OpenAI); empty for servers that need none.',
+    true,
+  ),
+  QUIRE_LLM_MODEL: stringVar(
+    '',
+    'Model name sent with each call (the deployment, for Azure OpenAI); required with QUIRE_LLM_BASE_URL.',
+    true,
+  ),
+  QUIRE_LLM_ZERO_RETENTION: z
+    .stringbool()
+    .default(false)
+    .describe(
+      'Set to true only when the provider keeps nothing it is sent: then zeroDataRetention parses may use the model; otherwise they use the offline methods.',
+    ),
+  QUIRE_LLM_CONCURRENCY: intVar(limits.llmConcurrency, 1, 10_000).describe(
+    "Model calls in flight at once from this process; more wait, within their request's timeout.",
+  ),
+  QUIRE_LLM_MAX_INPUT_TOKENS: intVar(limits.llmMaxInputTokens, 1024, 10_000_000).describe(
+    "Document tokens (estimated as characters / 4) one model call reads; longer documents are read in chunks. Fit it to the model's context window.",
+  ),
 });
 
 export type Config = z.infer<typeof configSchema> & { dbPath: string };

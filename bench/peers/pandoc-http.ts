@@ -1,10 +1,12 @@
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { pandocReader, runPandoc } from './pandoc.ts';
 
 // The server a user would otherwise deploy: accept the same multipart upload as Quire's
-// POST /v2/parse and pipe the file to one pandoc process per request. No queue, no limits
-// beyond the upload size; pandoc's own concurrency is whatever the clients send.
+// POST /v2/parse and pipe the file to one pandoc process per request (pandoc 2.17 has no server
+// mode). At most PEER_PANDOC_PROCESSES pandoc processes run at once, the core count by default
+// as Quire's worker pool is; the other requests wait in arrival order, as Quire's queue does.
 //
 //   PORT=3100 HOST=127.0.0.1 PEER_API_KEY=bench-key node bench/peers/pandoc-http.ts
 
@@ -12,6 +14,24 @@ const port = Number(process.env.PORT ?? 3100);
 const host = process.env.HOST ?? '127.0.0.1';
 const apiKey = process.env.PEER_API_KEY ?? '';
 const maxUpload = 50 * 1024 * 1024;
+const maxProcesses = Math.max(1, Number(process.env.PEER_PANDOC_PROCESSES) || os.availableParallelism());
+
+/** Requests waiting for a pandoc slot, first come first served. */
+const queue: (() => void)[] = [];
+let running = 0;
+
+async function withSlot<T>(f: () => Promise<T>): Promise<T> {
+  if (running >= maxProcesses) await new Promise<void>((resolve) => queue.push(resolve));
+  else running++;
+  try {
+    return await f();
+  } finally {
+    // The slot passes straight to the next waiter, so `running` only falls when none waits.
+    const next = queue.shift();
+    if (next) next();
+    else running--;
+  }
+}
 
 /** Quire's format ids by extension, for the ones this peer serves. */
 function formatOf(filename: string): string | undefined {
@@ -69,7 +89,9 @@ async function parse(req: http.IncomingMessage, res: http.ServerResponse): Promi
     send(res, 400, { success: false, code: 'UNSUPPORTED_FILE_TYPE', error: `Unsupported file ${file.name}` });
     return;
   }
-  const run = await runPandoc(new Uint8Array(await file.arrayBuffer()), format, 30_000);
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  // The time-out starts with pandoc, not with the wait for a slot.
+  const run = await withSlot(() => runPandoc(bytes, format, 30_000));
   if (run.code !== 0) {
     send(res, 500, { success: false, code: 'UNKNOWN_ERROR', error: run.stderr.trim().slice(0, 500) });
     return;
@@ -95,7 +117,7 @@ const server = http.createServer((req, res) => {
 });
 
 server.listen(port, host, () => {
-  process.stderr.write(`pandoc-http listening on http://${host}:${port}\n`);
+  process.stderr.write(`pandoc-http listening on http://${host}:${port}, ${maxProcesses} pandoc at once\n`);
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

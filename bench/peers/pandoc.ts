@@ -37,7 +37,10 @@ export interface PandocRun {
  * are capped so a runaway conversion cannot exhaust memory.
  */
 export function runPandoc(bytes: Uint8Array, format: string, timeoutMs = 60_000): Promise<PandocRun> {
-  const args = pandocArgs(format);
+  return spawnPandoc(pandocArgs(format), bytes, timeoutMs);
+}
+
+function spawnPandoc(args: string[], bytes: Uint8Array, timeoutMs: number): Promise<PandocRun> {
   return new Promise((resolve, reject) => {
     const child = spawn('pandoc', args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
     const out: Buffer[] = [];
@@ -58,6 +61,29 @@ export function runPandoc(bytes: Uint8Array, format: string, timeoutMs = 60_000)
     child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr }));
     child.stdin.end(bytes);
   });
+}
+
+/** What the start-up samples were taken with, for RESULTS.md. */
+export const pandocStartupCommand = '`pandoc -f markdown -t gfm` on empty stdin';
+
+/**
+ * pandoc's own start-up: wall ms of `samples` runs of pandoc converting nothing, spawned and
+ * timed exactly as a document's run is. A process per document pays this every time; what is
+ * left of a document's time is reading and writing it. (pandoc 2.17 has no server mode, so
+ * there is no warm pandoc to measure instead.)
+ */
+export async function pandocStartupMs(samples: number): Promise<number[]> {
+  const times: number[] = [];
+  const empty = new Uint8Array(0);
+  await spawnPandoc(['-f', 'markdown', '-t', 'gfm'], empty, 10_000); // page cache, like the documents' warm-up
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    const r = await spawnPandoc(['-f', 'markdown', '-t', 'gfm'], empty, 10_000);
+    const dt = performance.now() - t0;
+    if (r.code !== 0) throw new Error(`pandoc start-up run failed: ${r.stderr.trim().slice(0, 300)}`);
+    times.push(dt);
+  }
+  return times;
 }
 
 export function pandocVersion(): string {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { formatFromExtension, toMarkdownBytes } from '@firecrawl/anydoc';
+import { pdfjsText } from './pdfjs.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -12,6 +13,8 @@ export interface PdfTool {
   id: string;
   label: string;
   how: string;
+  /** In the bench's process (one run per document, no warm-up) or a new process per document, its start included. */
+  runsIn: 'this process' | 'a process per document';
   /** Subsets it is run on (undefined: all). */
   subsets?: readonly string[];
   /** Whether it can stop after the first N pages. */
@@ -25,6 +28,7 @@ export const pdftotext: PdfTool = {
   id: 'pdftotext',
   label: 'pdftotext',
   how: '`pdftotext -enc UTF-8 <file> -` (poppler, reading-order mode), one process per document',
+  runsIn: 'a process per document',
   maxPages: true,
   async convert(file, _bytes, opts) {
     const pages = opts.maxPages ? ['-l', String(opts.maxPages)] : [];
@@ -37,48 +41,9 @@ export const anydocPdf: PdfTool = {
   id: 'anydoc',
   label: 'anydoc',
   how: 'in-process `toMarkdownBytes(bytes, "pdf")` (@firecrawl/anydoc, native)',
+  runsIn: 'this process',
   maxPages: false,
   convert: (_file, bytes) => toMarkdownBytes(bytes, formatFromExtension('pdf')),
-};
-
-/** pdf.js's own text layer, lines as it marks them: what a plain pdf.js extraction gives. */
-export const pdfjsText: PdfTool = {
-  id: 'pdfjs',
-  label: 'pdf.js text',
-  how: 'in-process pdfjs-dist `getTextContent` per page, items joined at their end-of-line marks',
-  maxPages: true,
-  async convert(_file, bytes, opts) {
-    const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-    const root = path.resolve(import.meta.dirname, '../../node_modules/pdfjs-dist');
-    const task = getDocument({
-      data: new Uint8Array(bytes),
-      cMapUrl: `${root}/cmaps/`,
-      cMapPacked: true,
-      standardFontDataUrl: `${root}/standard_fonts/`,
-      wasmUrl: `${root}/wasm/`,
-      disableFontFace: true,
-      verbosity: 0,
-    });
-    const doc = await task.promise;
-    try {
-      const pages: string[] = [];
-      const last = Math.min(doc.numPages, opts.maxPages ?? doc.numPages);
-      for (let i = 1; i <= last; i++) {
-        const page = await doc.getPage(i);
-        const content = await page.getTextContent();
-        let text = '';
-        for (const item of content.items) {
-          if (!('str' in item)) continue;
-          text += item.str + (item.hasEOL ? '\n' : '');
-        }
-        pages.push(text);
-        page.cleanup();
-      }
-      return pages.join('\n\n');
-    } finally {
-      await task.destroy();
-    }
-  },
 };
 
 /** Tesseract on pages rasterized by pdftoppm: the OCR baseline for scanned PDFs. */
@@ -86,6 +51,7 @@ export const tesseract: PdfTool = {
   id: 'tesseract',
   label: 'Tesseract',
   how: '`pdftoppm -r 300 -gray` then `tesseract --psm 3 --oem 1 -l eng` per page, `OMP_THREAD_LIMIT=1`',
+  runsIn: 'a process per document',
   subsets: ['scanned'],
   maxPages: true,
   async convert(file, _bytes, opts) {
@@ -111,3 +77,8 @@ export const tesseract: PdfTool = {
 };
 
 export const pdfPeers: readonly PdfTool[] = [pdftotext, pdfjsText, anydocPdf, tesseract];
+
+/** What a PDF tool's ms/doc include, for table headers. */
+export function pdfTimedAs(tool: PdfTool): string {
+  return tool.runsIn === 'this process' ? 'in-process, one run' : 'process per doc, incl. its start';
+}

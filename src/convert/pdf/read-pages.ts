@@ -18,6 +18,12 @@ import type { HelpJob, HelpReply, HelpStart } from './page-worker.ts';
 import { FIRST_PAGES } from './read-page.ts';
 
 /**
+ * QUIRE_PDF_ONE_THREAD=1 reads every page on the calling thread and never starts the helper:
+ * a knob for the bench's one-thread figure beside one-thread peers. Unset, nothing changes.
+ */
+const oneThread = /^(1|true|yes|on)$/i.test(process.env.QUIRE_PDF_ONE_THREAD ?? '');
+
+/**
  * The pages to lay out. A long document is shared with a helper thread: pdf.js is
  * single-threaded and CPU-bound, so a second instance on a free core halves the wall time.
  * This thread reads the first pages (they settle whether later pages' links are read), and
@@ -34,7 +40,7 @@ export async function readPages(
   mode: Mode,
 ): Promise<RangeResult> {
   const state = startState(mode);
-  if (count < limits.pdfParallelPages || mode === 'ocr')
+  if (oneThread || count < limits.pdfParallelPages || mode === 'ocr')
     return processPages(pdfjs, doc, pageRange(0, count), state, mode);
   const shared = new Int32Array(new SharedArrayBuffer(8));
   shared[NEXT_PAGE] = FIRST_PAGES;
@@ -73,6 +79,7 @@ export async function readPages(
  * long: its start-up (a thread, pdf.js compiled again) then overlaps the opening.
  */
 export function warmHelper(): void {
+  if (oneThread) return;
   try {
     helper ??= startHelper();
   } catch {
