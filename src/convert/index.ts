@@ -6,6 +6,7 @@ import { convertDoc } from './doc/convert-doc.ts';
 import { convertDocx } from './docx/convert-docx.ts';
 import { convertEpub } from './epub/convert-epub.ts';
 import { convertHtml } from './html/convert-html.ts';
+import { convertImage } from './image/convert-image.ts';
 import { convertOdp } from './odp/convert-odp.ts';
 import { convertOdt } from './odt/convert-odt.ts';
 import { convertPdf } from './pdf/convert-pdf.ts';
@@ -41,6 +42,12 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   md: convertMarkdown,
   json: convertJson,
   xml: convertXml,
+  png: convertImage,
+  jpeg: convertImage,
+  tiff: convertImage,
+  gif: convertImage,
+  bmp: convertImage,
+  webp: convertImage,
 };
 
 export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);
