@@ -63,6 +63,55 @@ export const limits = {
    * at its 50 MB of Markdown together with its HTML, and stays a body a client can take.
    */
   answerChars: 160 * MiB,
+  /**
+   * Text the offline summary and json read from one document (about a 600-page book): ranking
+   * sentences and matching labels is linear in it, well under a second of worker time here.
+   */
+  enrichTextChars: 2_000_000,
+  /** Table rows they read, all tables together: a long price list; a CSV of millions is data, not a form. */
+  enrichTableRows: 20_000,
+  /** The extractive summary: at most this many sentences and characters, an abstract's length. */
+  summarySentences: 5,
+  summaryChars: 1_000,
+  /** Shorter sentences are fragments (captions, labels, list entries), not what a summary is made of. */
+  summarySentenceMinWords: 6,
+  /**
+   * Characters of a `json` format's schema: a schema of a hundred fields is ~10k. Compiling one
+   * (ajv generates code) takes the API process's time in proportion, so larger ones are refused.
+   */
+  jsonSchemaChars: 100_000,
+  /** Nesting of a caller's JSON Schema the offline extraction follows, `$ref`s included: deeper is a cycle. */
+  schemaDepth: 16,
+  /**
+   * Characters per token when estimating a text's tokens: about 4 for English prose with GPT's
+   * and Llama's tokenizers (fewer for code and other scripts, so budgets keep a margin).
+   */
+  llmCharsPerToken: 4,
+  /**
+   * Document tokens one model call reads, the default of QUIRE_LLM_MAX_INPUT_TOKENS: fits the
+   * 8k-token context of small local models with the instructions and the answer beside it.
+   */
+  llmMaxInputTokens: 8_000,
+  /**
+   * Calls one document is read in at most, so one parse's cost and time stay bounded: 8 chunks of
+   * 8k tokens are ~250k characters, a 100-page report. Past it the start is read, with a warning.
+   */
+  llmMaxChunks: 8,
+  /** Tokens of one summary answer (a chunk's or the combined one): ~350 words, more than five sentences. */
+  llmSummaryTokens: 512,
+  /** Tokens of one JSON answer: records of a long table fit; past it the answer is cut and fails validation. */
+  llmJsonTokens: 4_096,
+  /** Model calls this process makes at once, the default of QUIRE_LLM_CONCURRENCY: a local server runs few in parallel. */
+  llmConcurrency: 4,
+  /**
+   * Time kept back from the request's deadline when calling a model, so that a model that runs
+   * out of time gives `null` and a warning (200) rather than the whole parse a 408.
+   */
+  llmAnswerMarginMs: 500,
+  /** Bytes of a model's HTTP answer read: a 4k-token answer is ~16 kB; megabytes are not an answer. */
+  llmResponseBytes: 4 * MiB,
+  /** Characters of a model's error message kept in a warning (upstream keeps 300). */
+  llmErrorChars: 300,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /**
@@ -172,6 +221,13 @@ export const limits = {
    */
   spreadsheetCells: 4_000_000,
   /**
+   * Digit counts in an OpenDocument number style (`number:decimal-places`, `min-integer-digits`,
+   * ...). SheetJS writes such a style into a format string one character at a time: a count of
+   * 99999999999 in a 5 KB file held a worker for 25-47 s and ran it out of memory. Excel shows at
+   * most 30 decimals; larger counts are read as this many.
+   */
+  odsNumberStyleDigits: 255,
+  /**
    * Markdown produced from one workbook. Past 50 MB the output is no longer something a
    * reader (human or model) uses; rows beyond it are cut with a warning naming sheet and row.
    */
@@ -231,14 +287,16 @@ export const limits = {
   /**
    * Pixels of one image upload (one frame of it), read from its header before anything is
    * decoded. A 600 dpi A3 scan is ~70 Mpx and a 50 MP camera photo 50 Mpx; a few bytes of PNG
-   * or GIF can claim billions (decompression bombs). Decoding 100 Mpx takes ~1 s and up to
-   * ~400 MB outside the heap (four bytes a pixel for a BMP), within workerOffHeapMb.
+   * or GIF can claim billions (decompression bombs). Decoding 100 Mpx (and shrinking it to
+   * ocrRenderPixels) measured 0.5-0.8 s and 150-200 MB of RSS with sharp, which streams; 1.5 s
+   * and 770 MB for a BMP, which Skia decodes whole at four bytes a pixel: within workerOffHeapMb.
    */
   imagePixels: 100_000_000,
   /**
-   * Frames (pages) read from one multi-page TIFF; the rest are left out with a warning. Each
-   * frame is OCR'd like a scanned page (1-3 s of CPU), so even the 300 s deadline reads about
-   * a hundred; a 50 MB fax TIFF can hold thousands.
+   * Frames (pages) read from one multi-page TIFF; the rest are left out with a warning, and cut
+   * from the file before libvips opens it (it walks every page at each opening: 8-16 s for a
+   * 40 MB file of 400,000 pages). Each frame is OCR'd like a scanned page (1-3 s of CPU), so
+   * even the 300 s deadline reads about a hundred; a 50 MB fax TIFF can hold thousands.
    */
   imageFrames: 100,
   /** Default per-request deadline and its ceiling, from the contract. */

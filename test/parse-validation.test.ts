@@ -263,20 +263,6 @@ describe('POST /v2/parse request validation', () => {
     });
   });
 
-  describe('features this build does not implement yet', () => {
-    for (const [options, name] of [
-      [{ formats: ['summary'] }, /summary format/],
-      [{ formats: [{ type: 'json', prompt: 'the title' }] }, /json format/],
-    ] as const) {
-      it(`answers 501 naming ${name.source}`, async () => {
-        const { status, body } = await parse(server(), { file: page, options });
-        assert.equal(status, 501);
-        assert.equal(body.code, 'NOT_IMPLEMENTED');
-        assert.match(body.error, name);
-      });
-    }
-  });
-
   describe('file types', () => {
     it('refuses bytes that are no supported format, listing the supported extensions', async () => {
       const junk = Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) % 256);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import { configuredModel } from '../enrich/llm/provider.ts';
 import { limits } from '../limits.ts';
 import type { ConversionPool } from '../pipeline/worker-pool.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
@@ -156,7 +157,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return payload;
     });
     v2.register(openApiRoutes);
-    v2.register(parseRoutes, { pool: deps.pool, concurrency: deps.concurrency, uploads: deps.uploads });
+    v2.register(parseRoutes, {
+      pool: deps.pool,
+      concurrency: deps.concurrency,
+      uploads: deps.uploads,
+      model: configuredModel(deps.config),
+    });
     // Upstream serves every session route under both names (behaviour doc §7).
     for (const prefix of ['/v2/interact', '/v2/browser']) {
       v2.register(interactRoutes, { prefix, sessions: deps.sessions, config: deps.config });

@@ -1,6 +1,9 @@
 import { converters } from '../convert/index.ts';
 import type { FormatId } from '../detect/formats.ts';
 import type { MetadataValue } from '../document/model.ts';
+import { enrichInWorker, type ModelInput } from '../enrich/in-worker.ts';
+import type { JsonValue } from '../enrich/json.ts';
+import type { EnrichPlan } from '../enrich/plan.ts';
 import type { ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
 import { renderHtml } from '../render/html.ts';
 import { collectImages } from '../render/images.ts';
@@ -29,6 +32,8 @@ export interface ParseJob {
   options: ParseOptions;
   /** Notes from before conversion (a relabelled upload), passed on as `warning`. */
   warnings: string[];
+  /** How summary and json are made, when asked for (decided by the API process, which knows the model). */
+  enrich?: EnrichPlan;
 }
 
 /** The envelope's `data`, less what only the HTTP layer knows (concurrency figures). */
@@ -42,6 +47,8 @@ export interface ParseData {
   pages?: PageMarkdown[];
   /** Each page's layout blocks (PDF parser option `blocks`). */
   blocks?: PageBlocks[];
+  summary?: string | null;
+  json?: JsonValue | null;
   metadata: {
     [key: string]: MetadataValue | number;
     sourceURL: string;
@@ -50,6 +57,12 @@ export interface ParseData {
     contentType: string;
   };
   warning?: string;
+}
+
+/** A parse's data, and what the API process's model calls read when they are to make summary or json. */
+export interface ParsedDocument extends ParseData {
+  /** Not part of the answer: the worker takes it out before serialising. */
+  modelInput?: ModelInput;
 }
 
 /**
@@ -62,10 +75,10 @@ export function uploadUrl(filename: string): string {
 }
 
 /**
- * convert → transform → render, for one upload. Runs inside a conversion worker; the
+ * convert → transform → render → enrich, for one upload. Runs inside a conversion worker; the
  * HTTP layer has already validated the options and decided the format.
  */
-export async function parseDocument(job: ParseJob): Promise<ParseData> {
+export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
   const convert = converters[job.format];
   if (!convert) throw new Error(`no converter registered for ${job.format}`);
   const url = uploadUrl(job.filename);
@@ -117,7 +130,13 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
     const blocks = blocksOutput(paged.pages, tree, outputs.markdown, render);
     outputs.blocks = budget.add('blocks', blocks, (b) => JSON.stringify(b).length);
   }
-  const data: ParseData = {
+  // Enrich (summary, json): the offline methods run here, on the tree; for a model, the Markdown
+  // it reads goes back to the API process, which makes the calls.
+  const enriched = job.enrich
+    ? enrichInWorker(job.enrich, tree, doc.metadata, () => outputs.markdown ?? render(tree))
+    : undefined;
+  Object.assign(outputs, enriched?.outputs);
+  const data: ParsedDocument = {
     ...outputs,
     metadata: {
       ...doc.metadata,
@@ -127,7 +146,8 @@ export async function parseDocument(job: ParseJob): Promise<ParseData> {
       contentType: doc.contentType,
     },
   };
-  const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings];
+  const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings, ...(enriched?.warnings ?? [])];
   if (warnings.length > 0) data.warning = warnings.join(' ');
+  if (enriched?.modelInput) data.modelInput = enriched.modelInput;
   return data;
 }

@@ -1,4 +1,5 @@
 import { ConversionError } from '../convert/converter.ts';
+import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
 import { type ParseData, type ParseJob, parseDocument } from './parse-document.ts';
 
 /** What the HTTP layer adds to a document's metadata, known before the conversion starts. */
@@ -13,17 +14,65 @@ export interface WorkerJob extends ParseJob {
 }
 
 /**
- * What crosses back from a worker: the whole answer body, already serialised, or a refusal the
- * caller should see as a 4xx. The worker serialises so that the API process only passes the
- * text on: it never builds or re-encodes a large answer itself.
+ * The answer body in pieces, for when the API process still has fields to add (summary and json
+ * from a model): each piece serialised here, so the API process only joins text and never
+ * parses or re-encodes the large part.
+ */
+export interface AnswerParts {
+  /** `{"success":true,"data":{` and the outputs that come before summary and json, without a closing brace. */
+  head: string;
+  /** Whether `head` holds no output (no comma before the next field). */
+  empty: boolean;
+  /** The `metadata` object, serialised. */
+  metadata: string;
+  warning: string | undefined;
+}
+
+/**
+ * What crosses back from a worker: the whole answer body, already serialised; or its parts and
+ * the Markdown the API process's model calls read; or a refusal the caller should see as a 4xx.
+ * The worker serialises so that the API process only passes the text on: it never builds or
+ * re-encodes a large answer itself.
  */
 export type WorkerResult =
   | { ok: true; body: string }
+  | { ok: true; parts: AnswerParts; modelInput: ModelInput }
   | { ok: false; code: ConversionError['code']; message: string };
 
 /** The envelope upstream answers with, metadata last as it does. */
 export function answerBody(data: ParseData, envelope: EnvelopeMetadata): string {
   return JSON.stringify({ success: true, data: { ...data, metadata: { ...data.metadata, ...envelope } } });
+}
+
+export function answerParts(data: ParseData, envelope: EnvelopeMetadata): AnswerParts {
+  const { metadata, warning, ...outputs } = data;
+  const head = JSON.stringify(outputs);
+  return {
+    head: `{"success":true,"data":${head.slice(0, -1)}`,
+    empty: head === '{}',
+    metadata: JSON.stringify({ ...metadata, ...envelope }),
+    warning,
+  };
+}
+
+/**
+ * The body from its parts, with `late` fields (summary, json) where upstream puts them, after
+ * the other outputs and before metadata, and `warnings` added to the worker's.
+ */
+export function joinAnswer(parts: AnswerParts, late: Enriched, warnings: string[]): string {
+  const pieces = [parts.head];
+  let first = parts.empty;
+  const add = (key: string, json: string) => {
+    pieces.push(`${first ? '' : ','}"${key}":${json}`);
+    first = false;
+  };
+  if (late.summary !== undefined) add('summary', JSON.stringify(late.summary));
+  if (late.json !== undefined) add('json', JSON.stringify(late.json));
+  add('metadata', parts.metadata);
+  const warning = [parts.warning, ...warnings].filter(Boolean).join(' ');
+  if (warning) add('warning', JSON.stringify(warning));
+  pieces.push('}}');
+  return pieces.join('');
 }
 
 /**
@@ -32,7 +81,9 @@ export function answerBody(data: ParseData, envelope: EnvelopeMetadata): string 
  */
 export default async function run(job: WorkerJob): Promise<WorkerResult> {
   try {
-    return { ok: true, body: answerBody(await parseDocument(job), job.envelope) };
+    const { modelInput, ...data } = await parseDocument(job);
+    if (modelInput) return { ok: true, parts: answerParts(data, job.envelope), modelInput };
+    return { ok: true, body: answerBody(data, job.envelope) };
   } catch (error) {
     if (error instanceof ConversionError) return { ok: false, code: error.code, message: error.message };
     if (error instanceof RangeError && /call stack/i.test(error.message)) {

@@ -3,10 +3,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { convertibleFormats } from '../../convert/index.ts';
 import { detectFormat } from '../../detect/detect.ts';
 import { formatInfo } from '../../detect/formats.ts';
+import type { LanguageModel } from '../../enrich/llm/provider.ts';
+import { type EnrichPlan, planEnrichment } from '../../enrich/plan.ts';
+import { enrichWithModel } from '../../enrich/with-model.ts';
 import { limits } from '../../limits.ts';
 import type { ParseOptions } from '../../options/parse-options.ts';
 import { validateParseOptions } from '../../options/validate.ts';
-import type { EnvelopeMetadata } from '../../pipeline/worker.ts';
+import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../../pipeline/worker.ts';
 import { type ConversionPool, PoolError } from '../../pipeline/worker-pool.ts';
 import type { TeamConcurrency } from '../../quota/team-concurrency.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
@@ -18,6 +21,8 @@ export interface ParseRouteDeps {
   pool: ConversionPool;
   concurrency: TeamConcurrency;
   uploads: UploadBudget;
+  /** The configured language model for summary and json; undefined: the offline methods. */
+  model: LanguageModel | undefined;
 }
 
 function parseOptionsField(text: string | undefined): unknown {
@@ -37,14 +42,23 @@ const timeoutError = (ms: number) =>
  * Cancel the work when the deadline passes or the client goes away, whichever comes first.
  * Time spent waiting for a slot or a worker counts, as the contract's timeout does.
  */
-function deadline(request: FastifyRequest, ms: number): { signal: AbortSignal; done: () => void } {
+interface Deadline {
+  signal: AbortSignal;
+  /** Milliseconds left before the deadline. */
+  remaining: () => number;
+  done: () => void;
+}
+
+function deadline(request: FastifyRequest, ms: number): Deadline {
   const controller = new AbortController();
+  const ends = performance.now() + ms;
   const timer = setTimeout(() => controller.abort(timeoutError(ms)), ms);
   // Until we answer, a closed socket means the client has gone and the work is wasted.
   const onClose = () => controller.abort(new Error('client gone'));
   request.raw.socket.once('close', onClose);
   return {
     signal: controller.signal,
+    remaining: () => ends - performance.now(),
     done: () => {
       clearTimeout(timer);
       request.raw.socket.off('close', onClose);
@@ -59,7 +73,9 @@ async function convert(
   request: FastifyRequest,
   upload: ParseUpload,
   options: ParseOptions,
-): Promise<string> {
+  enrich: EnrichPlan | undefined,
+  signal: AbortSignal,
+): Promise<Extract<WorkerResult, { ok: true }>> {
   const detection = detectFormat(upload.file, convertibleFormats(options));
   const warnings: string[] = [];
   if (detection.relabelled) {
@@ -69,9 +85,10 @@ async function convert(
   }
   if (request.audit) request.audit.format = detection.format;
 
-  const { signal, done } = deadline(request, options.timeout);
   const principal = request.principal!;
   try {
+    // Logged before the slot is asked for, so that a request seen here is in line if it must wait.
+    request.log.debug({ team: principal.team }, 'conversion asks for a team slot');
     const lease = await deps.concurrency.acquire(principal.team, signal).catch(() => {
       throw signal.reason instanceof ApiError ? signal.reason : timeoutError(options.timeout);
     });
@@ -88,21 +105,40 @@ async function convert(
           options,
           warnings,
           envelope,
+          enrich,
         },
         { team: principal.team, key: principal.keyId },
         signal,
       );
       if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
-      return result.body;
+      return result;
     } finally {
       lease.release();
     }
   } catch (error) {
     if (error instanceof PoolError) throw poolFailure(error, options.timeout, signal);
     throw error;
-  } finally {
-    done();
   }
+}
+
+/**
+ * The answer body: as the worker serialised it, or with summary and json from the model spliced
+ * in. The model calls run here, in the API process (they are I/O), after the team's conversion
+ * slot is released, within what is left of the request's timeout less a margin, so that a model
+ * that runs out of time gives null and a warning rather than a 408.
+ */
+async function answer(
+  model: LanguageModel | undefined,
+  result: Extract<WorkerResult, { ok: true }>,
+  enrich: EnrichPlan | undefined,
+  clock: Deadline,
+): Promise<string> {
+  if ('body' in result) return result.body;
+  if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
+  const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
+  const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
+  const { fields, warnings } = await enrichWithModel(model, result.modelInput, enrich, signal);
+  return joinAnswer(result.parts, fields, warnings);
 }
 
 function poolFailure(error: PoolError, timeoutMs: number, signal: AbortSignal): Error {
@@ -147,8 +183,21 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
       filename: options.zeroDataRetention ? null : upload.file.filename,
       bytes: upload.file.bytes.length,
     };
-    // Serialised by the worker: passed on as it is, never parsed or re-encoded here.
-    const body = await convert(deps, request, upload, options);
+    const enrich = planEnrichment(options, deps.model?.settings);
+    const clock = deadline(request, options.timeout);
+    let body: string;
+    try {
+      // Serialised by the worker: passed on as it is (or joined with the model's fields), never
+      // parsed or re-encoded here.
+      body = await answer(
+        deps.model,
+        await convert(deps, request, upload, options, enrich, clock.signal),
+        enrich,
+        clock,
+      );
+    } finally {
+      clock.done();
+    }
     reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
     return body;
   });

@@ -2,7 +2,7 @@ import type { Element, Root, RootContent, Text } from 'hast';
 import type { Piece } from './replace.ts';
 
 /** Elements that flow inside a line of text; every other element starts a new block. */
-const INLINE = new Set([
+export const INLINE: ReadonlySet<string> = new Set([
   'a',
   'abbr',
   'b',
