@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { EgressProxy } from '../src/sessions/egress-proxy.ts';
+import { EgressProxy, type LookupAll } from '../src/sessions/egress-proxy.ts';
 import { NetPolicy } from '../src/sessions/net-policy.ts';
 
 /** An origin that answers each path with a raw response, as a hostile site may. */
@@ -15,6 +15,15 @@ const answers: Record<string, string> = {
 describe('the egress proxy faced with hostile answers and requests', () => {
   /** Connections to /stream, an answer that never ends, still open. */
   let streaming = 0;
+  /** Called whenever a /stream connection closes. */
+  let streamClosed = () => {};
+  const allStreamsClosed = () =>
+    new Promise<void>((resolve) => {
+      streamClosed = () => {
+        if (streaming === 0) resolve();
+      };
+      streamClosed();
+    });
   const origin = net.createServer((socket) => {
     socket.on('error', () => {});
     socket.once('data', (data) => {
@@ -29,6 +38,7 @@ describe('the egress proxy faced with hostile answers and requests', () => {
       socket.once('close', () => {
         clearInterval(timer);
         streaming--;
+        streamClosed();
       });
     });
   });
@@ -107,8 +117,9 @@ describe('the egress proxy faced with hostile answers and requests', () => {
         req.on('error', reject);
       });
     }
-    const deadline = Date.now() + 5_000;
-    while (streaming > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each origin connection's close is awaited as it happens; one left open ends the test by
+    // its timeout.
+    await allStreamsClosed();
     assert.equal(streaming, 0);
   });
 
@@ -117,5 +128,95 @@ describe('the egress proxy faced with hostile answers and requests', () => {
       assert.equal(await connect(`127.0.0.1:${port}`), 'HTTP/1.1 400 Bad Request', port);
     }
     assert.equal(await connect(`127.0.0.1:${originPort}`), 'HTTP/1.1 200 Connection Established');
+  });
+});
+
+describe('the egress proxy faced with names that resolve to this machine (DNS rebinding)', () => {
+  /** Requests that reached the origin, a server on loopback. */
+  let reached = 0;
+  const origin = http.createServer((_req, res) => {
+    reached++;
+    res.end('origin');
+  });
+  /** What the injected resolver answers, per name; each lookup is counted. */
+  const names: Record<string, string[]> = {
+    'rebound.test': ['127.0.0.1'],
+    'rebound6.test': ['::1'],
+    'mapped.test': ['::ffff:7f00:1'],
+    'allowed.test': ['127.0.0.1'],
+  };
+  const lookups: string[] = [];
+  const lookupAll: LookupAll = async (hostname) => {
+    lookups.push(hostname);
+    return (names[hostname] ?? []).map((address) => ({ address }));
+  };
+  // An operator's allowed name is reachable whatever it resolves to: the control that shows
+  // the proxy connects where the injected resolver says.
+  const proxy = new EgressProxy(new NetPolicy(['allowed.test']), lookupAll);
+  let originPort = 0;
+  let proxyPort = 0;
+  before(async () => {
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    originPort = (origin.address() as net.AddressInfo).port;
+    proxyPort = await proxy.listen();
+  });
+  after(async () => {
+    await proxy.close();
+    origin.close();
+  });
+
+  const get = (host: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: proxyPort, path: `http://${host}:${originPort}/` });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+    });
+
+  const connect = (host: string) =>
+    new Promise<string>((resolve, reject) => {
+      const target = `${host}:${originPort}`;
+      const socket = net.connect(proxyPort, '127.0.0.1', () =>
+        socket.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`),
+      );
+      let text = '';
+      socket.on('data', (data) => {
+        text += data;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+
+  it('reaches an allowed name at the address the resolver gives', async () => {
+    assert.deepEqual(await get('allowed.test'), { status: 200, body: 'origin' });
+    assert.equal(reached, 1);
+  });
+
+  it('refuses a name that resolves to a loopback address, over HTTP and CONNECT', async () => {
+    const before = reached;
+    for (const [host, address] of [
+      ['rebound.test', '127.0.0.1'],
+      ['rebound6.test', '::1'],
+      ['mapped.test', '::ffff:7f00:1'],
+    ] as const) {
+      lookups.length = 0;
+      const answer = await get(host);
+      assert.equal(answer.status, 403, host);
+      assert.equal(
+        answer.body,
+        `Quire refused this request: ${host} resolves to ${address}, a private, loopback or link-local address, which a browser session may not reach.\n`,
+      );
+      const tunnel = await connect(host);
+      assert.match(tunnel, /^HTTP\/1\.1 403 Forbidden\r\n/, host);
+      assert.ok(tunnel.includes(`${host} resolves to ${address}`), tunnel);
+      // Looked up by the proxy itself, once per request, and never connected to.
+      assert.deepEqual(lookups, [host, host]);
+    }
+    assert.equal(reached, before);
   });
 });

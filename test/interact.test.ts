@@ -51,15 +51,11 @@ describe('interact sessions', () => {
   });
   const site = useTestSite();
   /** The session as GET shows it once it is destroyed. */
-  const destroyed = (id: string, ms: number) =>
-    waitFor(
-      `session ${id} to be destroyed`,
-      async () => {
-        const one = await api(server(), 'GET', `/v2/interact/${id}`);
-        return one.body.status === 'destroyed' ? one.body : undefined;
-      },
-      ms,
-    );
+  const destroyed = (id: string) =>
+    waitFor(`session ${id} to be destroyed`, async () => {
+      const one = await api(server(), 'GET', `/v2/interact/${id}`);
+      return one.body.status === 'destroyed' ? one.body : undefined;
+    });
   // Created first: the last test sees activityTtl end the idle one, while an open live viewer
   // keeps the watched one alive.
   let idle: { id: string };
@@ -83,8 +79,9 @@ describe('interact sessions', () => {
       new RegExp(`^http://127\\.0\\.0\\.1:\\d+/v2/interact/${created.id}/live\\?token=`),
     );
     assert.notEqual(created.liveViewUrl, created.interactiveLiveViewUrl);
-    const expiresIn = Date.parse(created.expiresAt) - Date.now();
-    assert.ok(expiresIn > 100_000 && expiresIn <= 120_000, `expiresAt ${created.expiresAt}`);
+    // The session ends its ttl after its creation, both by the server's clock.
+    const shown = await api(server(), 'GET', `/v2/interact/${created.id}`);
+    assert.equal(Date.parse(created.expiresAt) - Date.parse(shown.body.createdAt), 120_000);
 
     const { browser, page } = await connect(created.cdpUrl);
     try {
@@ -192,62 +189,75 @@ describe('interact sessions', () => {
       const tokens = [created.cdpUrl, created.liveViewUrl].map((u) => new URL(u).searchParams.get('token')!);
       const logged = new RegExp(`/v2/interact/${created.id}/live\\?token=\\[redacted\\]`);
       // The server's output reaches this process a moment after the answer.
-      await waitFor(
-        'the request log',
-        async () => (logged.test(server().output()) ? true : undefined),
-        5_000,
-      );
+      await server().waitForOutput(logged);
       for (const token of tokens) assert.equal(server().output().includes(token), false);
     } finally {
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     }
   });
 
-  it('a CDP client that stops reading does not grow the server’s memory, and gets everything once it reads', async () => {
+  it('a CDP client that stops reading gets everything once it reads again', async () => {
     const created = await createSession(server());
-    const ws = new WebSocket(created.cdpUrl, { maxPayload: 0 });
-    const replies = new Map<number, Record<string, any>>();
-    let logged = 0;
-    ws.on('message', (data) => {
-      const message = JSON.parse(data.toString());
-      if (typeof message.id === 'number') replies.set(message.id, message);
-      else if (message.method === 'Runtime.consoleAPICalled') logged++;
-    });
-    let nextId = 0;
-    const request = (method: string, params: object, sessionId?: string) => {
-      ws.send(JSON.stringify({ id: ++nextId, method, params, sessionId }));
-      return nextId;
+    /** A bare CDP client: requests by id, their replies, and a count of console events. */
+    const client = (options?: WebSocket.ClientOptions) => {
+      const ws = new WebSocket(created.cdpUrl, options);
+      const opened = new Promise((resolve) => ws.once('open', resolve));
+      const replies = new Map<number, Record<string, any>>();
+      const counts = { logged: 0 };
+      ws.on('message', (data) => {
+        const message = JSON.parse(data.toString());
+        if (typeof message.id === 'number') replies.set(message.id, message);
+        else if (message.method === 'Runtime.consoleAPICalled') counts.logged++;
+      });
+      let nextId = 0;
+      const request = (method: string, params: object, sessionId?: string) => {
+        ws.send(JSON.stringify({ id: ++nextId, method, params, sessionId }));
+        return nextId;
+      };
+      const reply = (id: number) => waitFor(`reply ${id}`, async () => replies.get(id));
+      const send = (method: string, params: object, sessionId?: string) =>
+        reply(request(method, params, sessionId));
+      const attach = async () => {
+        await opened;
+        const { result } = await send('Target.getTargets', {});
+        const { targetId } = result.targetInfos.find((t: { type: string }) => t.type === 'page');
+        return (await send('Target.attachToTarget', { targetId, flatten: true })).result.sessionId as string;
+      };
+      return { ws, counts, request, reply, send, attach };
     };
-    const reply = (id: number) => waitFor(`reply ${id}`, async () => replies.get(id), 10_000);
-    const send = (method: string, params: object, sessionId?: string) =>
-      reply(request(method, params, sessionId));
-    const rssMb = () =>
-      (Number(fs.readFileSync(`/proc/${server().process.pid}/statm`, 'utf8').split(' ')[1]) * 4096) / 2 ** 20;
+    const reader = client({ maxPayload: 0 });
+    const watcher = client();
     try {
-      await new Promise((resolve) => ws.once('open', resolve));
-      const { result } = await send('Target.getTargets', {});
-      const { targetId } = result.targetInfos.find((t: { type: string }) => t.type === 'page');
-      const { sessionId } = (await send('Target.attachToTarget', { targetId, flatten: true })).result;
-      await send('Runtime.enable', {}, sessionId);
-      // 100 console lines of 1 MB each while this client reads nothing.
-      ws.pause();
-      const before = rssMb();
-      const flood = request(
+      const sessionId = await reader.attach();
+      await reader.send('Runtime.enable', {}, sessionId);
+      // 32 console lines of 1 MB each while this client reads nothing: twice what the relay
+      // queues for one client, so it has to hold the rest back and pass it on later.
+      // (How much memory that holds down is the bench's to measure.)
+      reader.ws.pause();
+      const flood = reader.request(
         'Runtime.evaluate',
-        { expression: "const line = 'x'.repeat(1e6); for (let i = 0; i < 100; i++) console.log(line)" },
+        {
+          expression:
+            "const line = 'x'.repeat(1e6); for (let i = 0; i < 32; i++) console.log(line); globalThis.flooded = true",
+        },
         sessionId,
       );
-      let peak = before;
-      for (let i = 0; i < 15; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        peak = Math.max(peak, rssMb());
-      }
-      assert.ok(peak - before < 48, `the server grew by ${Math.round(peak - before)} MB`);
-      ws.resume();
-      await reply(flood);
-      await waitFor('every console line', async () => (logged === 100 ? true : undefined), 10_000);
+      // Only once the page has logged every line, as another client sees, does the reader read.
+      const watched = await watcher.attach();
+      await waitFor('the page to log every line', async () => {
+        const { result } = await watcher.send(
+          'Runtime.evaluate',
+          { expression: 'globalThis.flooded === true', returnByValue: true },
+          watched,
+        );
+        return result.result.value === true ? true : undefined;
+      });
+      reader.ws.resume();
+      await reader.reply(flood);
+      await waitFor('every console line', async () => (reader.counts.logged === 32 ? true : undefined));
     } finally {
-      ws.close();
+      reader.ws.close();
+      watcher.ws.close();
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     }
   });
@@ -311,8 +321,10 @@ describe('interact sessions', () => {
     const bad = await api(server(), 'POST', '/v2/interact', { ttl: 5 });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error, /body\.ttl must be an integer from 30 to 3600/);
-    const extra = await api(server(), 'POST', '/v2/interact', { activityTtl: 10, colour: 'red' });
-    assert.match(extra.body.error, /unrecognized key "colour"/);
+    // Unknown keys are dropped, as upstream does; the known ones are still checked.
+    const extra = await api(server(), 'POST', '/v2/interact', { activityTtl: 5, colour: 'red' });
+    assert.equal(extra.status, 400);
+    assert.match(extra.body.error, /^body\.activityTtl must be an integer from 10 to 3600$/);
     const profile = await api(server(), 'POST', '/v2/interact', { profile: { name: '' } });
     assert.match(profile.body.error, /body\.profile\.name must be a string of 1 to 128 characters/);
   });
@@ -379,11 +391,8 @@ describe('interact sessions', () => {
       await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: elsewhere });
       await page.goto(`${site()}/download`).catch(() => {});
       const downloads = path.join(server().dataDir, 'sessions', 'run', created.id, 'downloads');
-      const saved = await waitFor(
-        'the download',
-        async () =>
-          fs.existsSync(path.join(downloads, 'report.txt')) ? path.join(downloads, 'report.txt') : undefined,
-        10_000,
+      const saved = await waitFor('the download', async () =>
+        fs.existsSync(path.join(downloads, 'report.txt')) ? path.join(downloads, 'report.txt') : undefined,
       );
       assert.equal(fs.readFileSync(saved, 'utf8'), 'downloaded bytes');
       assert.deepEqual(fs.readdirSync(elsewhere), []);
@@ -393,13 +402,10 @@ describe('interact sessions', () => {
       const name = `quire-default-${created.id}.txt`;
       await page.goto(`${site()}/download?name=${name}`).catch(() => {});
       const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
-      await waitFor(
-        'the download to the default folder',
-        async () =>
-          (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith(name))
-            ? true
-            : undefined,
-        10_000,
+      await waitFor('the download to the default folder', async () =>
+        (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith(name))
+          ? true
+          : undefined,
       );
       assert.equal(fs.existsSync(path.join(os.homedir(), 'Downloads', name)), false);
 
@@ -438,35 +444,65 @@ describe('interact sessions', () => {
       // The page's CSP forbids eval, which Playwright's waitForFunction needs: poll instead.
       // Page code is given as source text: the tests are type-checked without the DOM library.
       const frames = async () => Number(await view.evaluate('document.body.dataset.frames'));
-      await waitFor('a first frame', async () => ((await frames()) >= 1 ? true : undefined), 20_000);
+      await waitFor('a first frame', async () => ((await frames()) >= 1 ? true : undefined));
       assert.equal(await view.evaluate('document.body.dataset.mode'), 'read-only');
       const before = await frames();
       await page.evaluate('document.body.style.background = "rgb(200, 30, 30)"');
-      await waitFor(
-        'a frame of the change',
-        async () => ((await frames()) > before ? true : undefined),
-        20_000,
-      );
+      await waitFor('a frame of the change', async () => ((await frames()) > before ? true : undefined));
 
-      const box = (await page.locator('#b').boundingBox())!;
-      const click = (event: string) => ({
-        type: 'mouse',
-        event,
-        x: box.x + box.width / 2,
-        y: box.y + box.height / 2,
-        button: 'left',
-        clickCount: 1,
-      });
-      // Read-only: the server drops the input, whatever the client sends.
       const readOnly = await openLiveSocket(created.liveViewUrl);
-      readOnly.ws.send(JSON.stringify(click('mousePressed')));
-      readOnly.ws.send(JSON.stringify(click('mouseReleased')));
-      await waitFor(
-        'the read-only refusal',
-        async () => readOnly.messages.find((m) => m.type === 'error') ?? undefined,
-        5_000,
-      );
-      assert.equal(await page.textContent('#out'), 'not pressed');
+      const control = await openLiveSocket(created.interactiveLiveViewUrl);
+      await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'));
+      assert.equal(control.messages.find((m) => m.type === 'mode')!.interactive, true);
+      const box = (await page.locator('#b').boundingBox())!;
+      const click = (socket: WebSocket) => {
+        for (const event of ['mousePressed', 'mouseReleased']) {
+          const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+          socket.send(JSON.stringify({ type: 'mouse', event, ...at, button: 'left', clickCount: 1 }));
+        }
+      };
+      const type = (socket: WebSocket, letter: string) => {
+        const key = {
+          type: 'key',
+          key: letter,
+          code: `Key${letter.toUpperCase()}`,
+          keyCode: letter.toUpperCase().charCodeAt(0),
+        };
+        socket.send(JSON.stringify({ ...key, event: 'down', text: letter }));
+        socket.send(JSON.stringify({ ...key, event: 'up' }));
+      };
+      /** Waits until the read-only viewer has been refused `count` messages in all. */
+      const refused = (count: number) =>
+        waitFor(`${count} read-only refusals`, async () =>
+          readOnly.messages.filter((m) => m.type === 'error' && /read-only/.test(m.message)).length >= count
+            ? true
+            : undefined,
+        );
+      const presses = async () => Number(await page.textContent('#out'));
+      // The server hands the browser every input it forwards on one connection, in the order it
+      // handles them; an interactive input sent after the read-only viewer's refusal therefore
+      // lands after anything the server passed on from that viewer. Each read-only input below
+      // sits between two interactive ones, so forwarding it would show in the count or the text.
+      click(control.ws);
+      await waitFor('the interactive press', async () => ((await presses()) === 1 ? true : undefined));
+      click(readOnly.ws);
+      await refused(2);
+      click(control.ws);
+      await waitFor('the second interactive press', async () => ((await presses()) > 1 ? true : undefined));
+      assert.equal(await presses(), 2, 'the read-only viewer pressed the button');
+
+      // Keys and paste go in as text at the focus.
+      await page.focus('#i');
+      const typed = () => page.inputValue('#i');
+      type(control.ws, 'a');
+      await waitFor('the interactive key', async () => ((await typed()) === 'a' ? true : undefined));
+      type(readOnly.ws, 'b');
+      readOnly.ws.send(JSON.stringify({ type: 'paste', text: 'read-only paste' }));
+      await refused(5);
+      control.ws.send(JSON.stringify({ type: 'paste', text: 'c' }));
+      await waitFor('the interactive paste', async () => ((await typed()).endsWith('c') ? true : undefined));
+      assert.equal(await typed(), 'ac', 'the read-only viewer typed into the page');
+
       // A broken frame closes that viewer's socket, and only that.
       const broken = await openLiveSocket(created.liveViewUrl);
       const brokenClosed = new Promise<number>((resolve) => broken.ws.once('close', resolve));
@@ -479,29 +515,16 @@ describe('interact sessions', () => {
       oversized.ws.on('error', () => {});
       oversized.ws.send(JSON.stringify({ type: 'paste', text: 'x'.repeat(2 ** 21) }));
       assert.ok([1009, 1006].includes(await closed));
-
-      const control = await openLiveSocket(created.interactiveLiveViewUrl);
-      await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'), 5_000);
-      assert.equal(control.messages.find((m) => m.type === 'mode')!.interactive, true);
-      control.ws.send(JSON.stringify(click('mousePressed')));
-      control.ws.send(JSON.stringify(click('mouseReleased')));
-      await page.waitForFunction('document.getElementById("out").textContent === "pressed"', undefined, {
-        timeout: 10_000,
-      });
-      // Paste goes in as text at the focus.
-      await page.setContent('<input id="i" autofocus>');
-      await page.focus('#i');
-      control.ws.send(JSON.stringify({ type: 'paste', text: 'from the viewer' }));
-      await page.waitForFunction('document.getElementById("i").value === "from the viewer"');
+      // And nothing the read-only viewer sent reached the page later on.
+      assert.equal(await presses(), 2);
+      assert.equal(await typed(), 'ac');
 
       // Ending the session tells the viewers.
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-      await waitFor(
-        'the viewer page to show the end',
-        async () => ((await view.evaluate('document.body.dataset.ended')) === 'true' ? true : undefined),
-        10_000,
+      await waitFor('the viewer page to show the end', async () =>
+        (await view.evaluate('document.body.dataset.ended')) === 'true' ? true : undefined,
       );
-      await waitFor('the ended message', async () => control.messages.find((m) => m.type === 'ended'), 5_000);
+      await waitFor('the ended message', async () => control.messages.find((m) => m.type === 'ended'));
       readOnly.ws.close();
       control.ws.close();
     } finally {
@@ -555,7 +578,7 @@ describe('interact sessions', () => {
       );
       const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
       const executing = () => fs.readdirSync(sessionDir).filter((f) => f.startsWith('exec-')).length;
-      await waitFor('two executions to start', async () => (executing() === 2 ? true : undefined), 3_000);
+      await waitFor('two executions to start', async () => (executing() === 2 ? true : undefined));
       const third = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' });
       assert.equal(third.status, 429);
       assert.match(third.body.error, /already runs 2 execute calls/);
@@ -610,7 +633,8 @@ describe('interact sessions', () => {
         const reply = await api(server(), method, route, body, other);
         assert.deepEqual(
           [reply.status, reply.body],
-          [403, { success: false, error: 'Forbidden.' }],
+          // Not 403: that would tell a prober the id exists.
+          [404, { success: false, error: 'Browser session not found.' }],
           `${method} ${route}`,
         );
       }
@@ -692,21 +716,26 @@ describe('interact sessions', () => {
     const pid = recordedPid(server().dataDir, created.id);
     assert.ok(isRunning(pid));
     process.kill(pid, 'SIGKILL');
-    const record = await destroyed(created.id, 10_000);
+    const record = await destroyed(created.id);
     assert.match(record.closeReason, /the browser exited unexpectedly \(signal SIGKILL\)/);
     assert.equal((await api(server(), 'DELETE', `/v2/interact/${created.id}`)).status, 200);
   });
 
   it('ends a session after its activityTtl of idleness, unless someone watches it', async () => {
-    const record = await destroyed(idle.id, 30_000);
+    const record = await destroyed(idle.id);
     assert.equal(record.closeReason, 'no activity for 10 s (activityTtl)');
+    // Not before its activityTtl; how long after depends on the sweep and the machine's load.
     const lived = Date.parse(record.closedAt) - Date.parse(record.createdAt);
-    assert.ok(lived >= 10_000 && lived < 25_000, `lived ${lived} ms`);
+    assert.ok(lived >= 10_000, `lived ${lived} ms`);
 
-    const watchedNow = await api(server(), 'GET', `/v2/interact/${watched.id}`);
-    assert.equal(watchedNow.body.status, 'active');
-    assert.ok(Date.now() - Date.parse(watchedNow.body.createdAt) > 10_000);
-    assert.ok(Date.now() - Date.parse(watchedNow.body.lastActivity) < 5_000, 'the viewer counts as activity');
+    // The viewer alone keeps the watched one active: its last activity moves past its activityTtl,
+    // where an idle session would have ended.
+    const watchedNow = await waitFor('the watched session to outlive its activityTtl', async () => {
+      const { body } = await api(server(), 'GET', `/v2/interact/${watched.id}`);
+      const active = Date.parse(body.lastActivity) - Date.parse(body.createdAt);
+      return body.status !== 'active' || active > 10_000 ? body : undefined;
+    });
+    assert.equal(watchedNow.status, 'active', watchedNow.closeReason);
     watched.viewer.close();
     await api(server(), 'DELETE', `/v2/interact/${watched.id}`);
   });

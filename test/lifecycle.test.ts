@@ -1,19 +1,58 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
+import { SlidingWindowRateLimiter } from '../src/quota/rate-limit.ts';
+import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { parse, startServer } from './helpers/server.ts';
+import { otherTeamKey } from './helpers/sessions.ts';
 
 describe('service lifecycle', () => {
-  it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
-    const server = await startServer();
-    const html = `<html><body>${'<p>Paragraph of text to convert.</p>'.repeat(60_000)}</body></html>`;
-    const inflight = parse(server, { file: { bytes: html, filename: 'slow.html' } });
-    await new Promise((r) => setTimeout(r, 300));
+  it('finishes a request in flight on SIGTERM, then exits 0', async () => {
+    // Info level: Fastify logs each request as it arrives ("incoming request").
+    const server = await startServer({ QUIRE_LOG_LEVEL: 'info' });
+    const boundary = 'quire-drain';
+    const paragraphs = 2_000;
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="drain.html"\r\n\r\n<html><body>`;
+    const rest =
+      Array.from({ length: paragraphs }, (_, i) => `<p>Paragraph ${i + 1} of the page.</p>`).join('') +
+      `</body></html>\r\n--${boundary}--\r\n`;
+    const url = new URL(`${server.url}/v2/parse`);
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${server.key}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': Buffer.byteLength(head + rest),
+      },
+    });
+    const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+    });
+    // Only the head of the body goes first: once the server has logged the request, it is in
+    // flight and cannot have been answered, since the rest of its file is still to come.
+    req.write(head);
+    await server.waitForOutput(/"url":"\/v2\/parse".*"msg":"incoming request"/);
     const exited = server.stop('SIGTERM');
-    const { status, body } = await inflight;
-    assert.equal(status, 200);
-    assert.match(body.data.markdown, /Paragraph of text to convert\./);
+    await server.waitForOutput(/shutting down; finishing in-flight requests/);
+    req.end(rest);
+    const { status, body } = await answer;
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    // The whole page, up to its last paragraph, was converted after the signal.
+    const md: string = body.data.markdown;
+    assert.equal(md.match(/^Paragraph \d+ of the page\.$/gm)?.length, paragraphs);
+    assert.ok(md.endsWith(`Paragraph ${paragraphs} of the page.`), md.slice(-200));
     assert.equal(await exited, 0);
   });
 
@@ -49,37 +88,87 @@ describe('service lifecycle', () => {
   });
 
   it('queues a team over its concurrency and says so in metadata', async () => {
-    const server = await startServer({ QUIRE_TEAM_CONCURRENCY: '1' });
+    // Debug level: the server logs each conversion as it asks for its team's slot, and again
+    // once it has it.
+    const server = await startServer({ QUIRE_TEAM_CONCURRENCY: '1', QUIRE_LOG_LEVEL: 'debug' });
     try {
-      const html = `<html><body>${'<p>Some text for the queue.</p>'.repeat(30_000)}</body></html>`;
-      const results = await Promise.all(
-        [1, 2, 3].map(() => parse(server, { file: { bytes: html, filename: 'q.html' } })),
+      // A conversion that holds the team's only slot until its client leaves.
+      const leave = new AbortController();
+      const holder = parse(server, {
+        file: { bytes: pagesToRecognise(1000), filename: 'holder.pdf' },
+        options: ocrWithin(120_000),
+        signal: leave.signal,
+      }).then(
+        (answer) => `answered ${answer.status}`,
+        (error: Error) => error.name,
       );
-      for (const r of results) assert.equal(r.status, 200);
-      const limited = results.filter((r) => r.body.data.metadata.concurrencyLimited);
-      assert.ok(limited.length >= 1, 'at least one request waited');
-      for (const r of limited) assert.ok(r.body.data.metadata.concurrencyQueueDurationMs > 0);
-      for (const r of results.filter((x) => !x.body.data.metadata.concurrencyLimited)) {
-        assert.equal('concurrencyQueueDurationMs' in r.body.data.metadata, false);
-      }
+      await server.waitForOutput(/"msg":"conversion submitted"/);
+      const file = { bytes: '<p>Some text for the queue.</p>', filename: 'q.html' };
+      const sent = performance.now();
+      const queued = parse(server, { file });
+      // The second request has asked for the slot the holder has: it is in line. Then the
+      // holder's client leaves, which ends its conversion and frees the slot.
+      await server.waitForOutput(/(?:"msg":"conversion asks for a team slot"[\s\S]*){2}/);
+      leave.abort();
+      const { status, body } = await queued;
+      const span = performance.now() - sent;
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.match(body.data.markdown, /Some text for the queue\./);
+      assert.equal(body.data.metadata.concurrencyLimited, true);
+      // Whole milliseconds, and no more than the request took as its client saw it.
+      const waited = body.data.metadata.concurrencyQueueDurationMs;
+      assert.ok(Number.isInteger(waited) && waited >= 0 && waited <= span, `waited ${waited} ms of ${span}`);
+      assert.equal(await holder, 'AbortError');
+      // With the slot free, the next request does not wait and says nothing about queueing.
+      const next = await parse(server, { file });
+      assert.equal(next.status, 200);
+      assert.equal(next.body.data.metadata.concurrencyLimited, false);
+      assert.equal('concurrencyQueueDurationMs' in next.body.data.metadata, false);
     } finally {
       await server.stop();
     }
   });
 
-  it('answers 429 with Retry-After past the per-minute rate', async () => {
-    const server = await startServer({ QUIRE_RATE_LIMIT_PER_MINUTE: '2' });
+  it('answers 429 with Retry-After past the per-minute rate, to that team only', async () => {
+    const server = await startServer({ QUIRE_RATE_LIMIT_PER_MINUTE: '3' });
     try {
-      const file = { bytes: '<p>x</p>', filename: 'a.html' };
-      assert.equal((await parse(server, { file })).status, 200);
-      assert.equal((await parse(server, { file })).status, 200);
-      const third = await parse(server, { file });
-      assert.equal(third.status, 429);
-      assert.deepEqual(Object.keys(third.body), ['error']);
-      assert.match(third.body.error, /Rate limit exceeded/);
-      assert.ok(Number(third.headers.get('retry-after')) > 0);
+      const other = await otherTeamKey(server, 'other');
+      const call = (key: string) =>
+        fetch(`${server.url}/v2/openapi.json`, { headers: { authorization: `Bearer ${key}` } });
+      for (let i = 0; i < 3; i++) assert.equal((await call(server.key)).status, 200);
+      const over = await call(server.key);
+      assert.equal(over.status, 429);
+      const body = (await over.json()) as Record<string, unknown>;
+      assert.deepEqual(Object.keys(body), ['error']);
+      assert.match(String(body.error), /Rate limit exceeded: at most 3 requests per minute/);
+      const retryAfter = Number(over.headers.get('retry-after'));
+      assert.ok(
+        Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+        `Retry-After ${retryAfter}`,
+      );
+      assert.equal((await call(other)).status, 200);
     } finally {
       await server.stop();
+    }
+  });
+
+  it('the rate window slides: a new minute on the clock brings no fresh budget', async () => {
+    // The limiter and its counters read Date.now() and set timers: both under the test's clock.
+    mock.timers.enable({ apis: ['Date', 'setTimeout'], now: Date.UTC(2030, 0, 1, 12, 0, 59, 900) });
+    try {
+      const limiter = new SlidingWindowRateLimiter(3);
+      for (let i = 0; i < 3; i++) assert.equal(await limiter.consume('team'), 0);
+      mock.timers.tick(200); // 12:01:00.100, where fixed windows would start again
+      // The three leave the window with their 10 s slot, at 12:01:50.
+      assert.equal(await limiter.consume('team'), 50);
+      mock.timers.tick(49_000);
+      assert.equal(await limiter.consume('team'), 1);
+      mock.timers.tick(900);
+      // A full budget again: the refused requests were not counted.
+      for (let i = 0; i < 3; i++) assert.equal(await limiter.consume('team'), 0);
+      assert.ok((await limiter.consume('team')) > 0);
+    } finally {
+      mock.timers.reset();
     }
   });
 });

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { type Duplex, pipeline } from 'node:stream';
-import { isBlockedAddress, type NetPolicy } from './net-policy.ts';
+import type { NetPolicy } from './net-policy.ts';
 
 /** Hop-by-hop and proxy headers that are not passed on to the origin. */
 const dropHeaders = new Set([
@@ -17,6 +17,11 @@ const dropHeaders = new Set([
 
 class Refused extends Error {}
 
+/** Every address of a host name, as `dns.promises.lookup` with `all: true` gives them. */
+export type LookupAll = (hostname: string) => Promise<readonly { address: string }[]>;
+
+const systemLookup: LookupAll = (hostname) => lookup(hostname, { all: true, order: 'ipv4first' });
+
 /**
  * The browsers' only way out: an HTTP forward proxy (CONNECT for TLS and WebSockets, absolute
  * URLs for plain HTTP) on loopback. It resolves every name itself, refuses when any address is
@@ -28,9 +33,12 @@ export class EgressProxy {
   private readonly server: http.Server;
   private readonly policy: NetPolicy;
   private readonly sockets = new Set<Duplex>();
+  private readonly lookupAll: LookupAll;
 
-  constructor(policy: NetPolicy) {
+  /** `lookupAll` resolves names; the system resolver unless a test gives its own. */
+  constructor(policy: NetPolicy, lookupAll: LookupAll = systemLookup) {
     this.policy = policy;
+    this.lookupAll = lookupAll;
     this.server = http.createServer((req, res) => void this.forward(req, res));
     this.server.on('connect', (req, socket, head) => void this.tunnel(req, socket, head));
     this.server.on('connection', (socket: net.Socket) => this.track(socket));
@@ -58,16 +66,10 @@ export class EgressProxy {
     const early = this.policy.refuseHost(host);
     if (early) throw new Refused(early);
     if (net.isIP(host) !== 0) return host;
-    const addresses = await lookup(host, { all: true, order: 'ipv4first' });
+    const addresses = await this.lookupAll(host);
     if (addresses.length === 0) throw new Error(`${host} has no address`);
-    if (!this.policy.isAllowedHost(host)) {
-      const bad = addresses.find((a) => isBlockedAddress(a.address));
-      if (bad) {
-        throw new Refused(
-          `${host} resolves to ${bad.address}, a private, loopback or link-local address, which a browser session may not reach`,
-        );
-      }
-    }
+    const refused = this.policy.refuseAddresses(host, addresses);
+    if (refused) throw new Refused(refused);
     return addresses[0]!.address;
   }
 

@@ -72,9 +72,12 @@ const navigableSchemes = new Set(['http:', 'https:', 'data:', 'blob:']);
 
 export class NetPolicy {
   private readonly allowed: Set<string>;
+  /** Who is refused, for the messages: "a browser session", "a scrape". */
+  readonly subject: string;
 
-  constructor(allowedHosts: readonly string[]) {
+  constructor(allowedHosts: readonly string[], subject = 'a browser session') {
     this.allowed = new Set(allowedHosts.map(normalHost));
+    this.subject = subject;
   }
 
   /** Hosts the operator allowed by name are reachable whatever they resolve to. */
@@ -102,15 +105,27 @@ export class NetPolicy {
     return this.refuseHost(url.hostname);
   }
 
+  /**
+   * Why a host is refused once its name is resolved, or undefined. Any private, loopback or
+   * link-local address among its records refuses it, since a name that mixes public and private
+   * records would reach the private one on another try; hosts allowed by name pass.
+   */
+  refuseAddresses(host: string, addresses: readonly { address: string }[]): string | undefined {
+    if (this.isAllowedHost(host)) return undefined;
+    const bad = addresses.find((a) => isBlockedAddress(a.address));
+    if (!bad) return undefined;
+    return `${host} resolves to ${bad.address}, a private, loopback or link-local address, which ${this.subject} may not reach`;
+  }
+
   /** Why a host is refused before any lookup (IP literals, localhost), or undefined. */
   refuseHost(hostname: string): string | undefined {
     const host = normalHost(hostname);
     if (this.allowed.has(host)) return undefined;
     if (host === 'localhost' || host.endsWith('.localhost')) {
-      return `${host} is this machine, which a browser session may not reach`;
+      return `${host} is this machine, which ${this.subject} may not reach`;
     }
     if (isIP(host) !== 0 && isBlockedAddress(host)) {
-      return `${host} is a private, loopback or link-local address, which a browser session may not reach`;
+      return `${host} is a private, loopback or link-local address, which ${this.subject} may not reach`;
     }
     return undefined;
   }

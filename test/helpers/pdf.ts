@@ -33,6 +33,27 @@ export function onePage(content: string, resources: string, more: readonly strin
 }
 
 /**
+ * `pages` pages of one line of text each, sharing one content stream. In the pdf parser's
+ * `ocr` mode every page is rendered and run through Tesseract, one after another: a thousand
+ * pages are many minutes of work on any machine, so such a conversion ends by its request's
+ * `timeout` and nothing else, and holds its worker and its team's slot until then.
+ */
+export function pagesToRecognise(pages: number): Uint8Array {
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 5} 0 R`).join(' ');
+  const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources 4 0 R >>';
+  return buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+    stream('', 'BT /F1 24 Tf 72 700 Td (A line for the recogniser to read) Tj ET'),
+    '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>',
+    ...Array.from({ length: pages }, () => page),
+  ]);
+}
+
+/** The options that have a PDF read by OCR, page after page, within `timeout` ms. */
+export const ocrWithin = (timeout: number) => ({ timeout, parsers: [{ type: 'pdf', mode: 'ocr' }] });
+
+/**
  * An LZW stream (PDF LZWDecode, early change) that decodes to `cycles` × ~8 MB of spaces: each
  * cycle fills the code table with ever longer runs of spaces, so ~4 KB of codes give 8 MB.
  * pdf.js decodes LZW itself, with no size cap, which makes this a memory bomb.

@@ -13,6 +13,12 @@ export interface RunningServer {
   dataDir: string;
   process: ChildProcess;
   output: () => string;
+  /**
+   * The first match of `pattern` (not global) in what the server has printed, as soon as it is
+   * printed: a sign of what the server is doing, without polling or sleeping. Rejects if the
+   * server exits first.
+   */
+  waitForOutput(pattern: RegExp): Promise<RegExpExecArray>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -61,6 +67,32 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     dataDir,
     process: child,
     output: () => output,
+    waitForOutput(pattern) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(output);
+          if (!match) return;
+          stopWatching();
+          resolve(match);
+        };
+        const exited = (code: number | null) => {
+          stopWatching();
+          reject(new Error(`server exited with ${code} before printing ${pattern}:\n${output}`));
+        };
+        const stopWatching = () => {
+          child.stdout!.off('data', check);
+          child.stderr!.off('data', check);
+          child.off('exit', exited);
+        };
+        // Registered after the listeners that append to `output`, so each check sees the new data.
+        child.stdout!.on('data', check);
+        child.stderr!.on('data', check);
+        child.once('exit', exited);
+        check();
+        // Settled already when the output held the pattern; otherwise nothing more will come.
+        if (child.exitCode !== null) exited(child.exitCode);
+      });
+    },
     stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
@@ -80,6 +112,8 @@ export interface ParseCall {
   /** Send options as a JSON part (content type application/json) rather than a text field. */
   optionsAsJsonPart?: boolean;
   key?: string | null;
+  /** Aborting it leaves: the client goes away mid-request. */
+  signal?: AbortSignal;
 }
 
 /** POST /v2/parse the way a client would, returning status and parsed body. */
@@ -104,6 +138,7 @@ export async function parse(
     method: 'POST',
     body: form,
     headers: key === null ? {} : { authorization: `Bearer ${key}` },
+    signal: call.signal,
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };

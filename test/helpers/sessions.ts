@@ -77,7 +77,16 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
+/**
+ * Polls `probe` until it gives a value. `ms` only guards against a hang, so that a wait that
+ * never ends names what it waited for: the default is far beyond any real wait, whatever the
+ * machine's load; a shorter one makes the test depend on the machine's speed.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  ms = 100_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -89,7 +98,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 
 /**
  * The pages the session browsers visit, on loopback: a form that greets, a page that sets a
- * persistent cookie and local storage, a redirect to a name of this machine, and a button.
+ * persistent cookie and local storage, a redirect to a name of this machine, and a button
+ * that counts its presses beside a text input.
  */
 export function useTestSite(): () => string {
   let base = '';
@@ -130,9 +140,11 @@ export function useTestSite(): () => string {
         res.end('downloaded bytes');
         return;
       case '/button':
+        // The button counts its presses, so that one press too many shows.
         html(
-          '<button id="b" style="position:absolute;left:40px;top:40px;width:200px;height:80px">press</button><p id="out">not pressed</p>' +
-            '<script>document.getElementById("b").onclick = () => { document.getElementById("out").textContent = "pressed"; };</script>',
+          '<button id="b" style="position:absolute;left:40px;top:40px;width:200px;height:80px">press</button>' +
+            '<input id="i" style="position:absolute;left:40px;top:160px"><p id="out" style="position:absolute;top:200px">0</p>' +
+            '<script>let presses = 0; document.getElementById("b").onclick = () => { document.getElementById("out").textContent = String(++presses); };</script>',
         );
         return;
       default:
