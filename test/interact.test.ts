@@ -329,7 +329,7 @@ describe('interact sessions', () => {
     assert.match(profile.body.error, /body\.profile\.name must be a string of 1 to 128 characters/);
   });
 
-  it('refuses what would reach the host: file:, chrome:, private addresses, redirects and names that resolve to them, host files', async () => {
+  it('refuses what would reach the host: file:, chrome:, private addresses, redirects and names that resolve to them, host files', async (t) => {
     const created = await createSession(server());
     const { browser, page } = await connect(created.cdpUrl);
     try {
@@ -369,6 +369,11 @@ describe('interact sessions', () => {
         const resolved = await page.goto(`http://${hostname}:${new URL(site()).port}/form`);
         assert.equal(resolved?.status(), 403);
         assert.match((await page.textContent('body')) ?? '', /resolves to .*private, loopback or link-local/);
+      } else {
+        // Said, not silent: the same rule is proven through an injected resolver in egress-proxy.test.ts.
+        t.diagnostic(
+          `${hostname} does not resolve to loopback here; the browser-level name check was not run`,
+        );
       }
 
       // Host files cannot be handed to a file input.
