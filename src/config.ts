@@ -91,6 +91,11 @@ export const configSchema = z.object({
     'Comma-separated host names or IPs that sessions may reach although they are private or loopback (by name as written in the URL; every port).',
     true,
   ),
+  QUIRE_SCRAPE_ALLOWED_HOSTS: stringVar(
+    '',
+    'Comma-separated host names or IPs that scrape may fetch although they are private or loopback (matched by name as written in the URL, redirects included; every port).',
+    true,
+  ),
   QUIRE_PDF_ONE_THREAD: z
     .stringbool()
     .default(false)

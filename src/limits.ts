@@ -315,24 +315,29 @@ export const limits = {
   /** Upstream's bound on a profile name; names become hashed folder names, never paths. */
   profileNameChars: 128,
   /**
-   * Time Chromium may take to write DevToolsActivePort. It takes 0.3-1 s on an idle machine and
+   * Time Chromium may take to answer on its CDP pipe. It takes 0.3-1 s on an idle machine and
    * a few seconds on a loaded one; past 30 s it is not coming up, and create fails with 502.
    */
   browserStartMs: 30_000,
   /**
    * Time a browser gets to close on Browser.close (flushing cookies to its profile) before its
-   * process group is killed. An idle Chromium exits in well under a second.
+   * process group is killed. An idle Chromium exits in well under a second, but at sessionNice
+   * on a machine busy with other work it can take several, and one killed early loses the
+   * cookies a saved profile should keep; the wait ends as soon as it exits.
    */
-  browserCloseGraceMs: 3_000,
+  browserCloseGraceMs: 10_000,
   /**
-   * Browsers starting at once; more creates wait their turn inside their own request. A start
-   * takes 0.3-1 s of a core (the browser, its zygotes, GPU and network processes): ten at once
-   * on two cores held a 10 ms parse for 0.8 s, thirty for 19 s.
+   * Browsers starting at once; more creates wait their turn inside their own request, so that
+   * when the CPU is short each start gets enough of it to finish within browserStartMs rather
+   * than all crawling together. A start takes 0.3-1 s of a core. Ten creates at once on two busy
+   * cores (nice 10): all up in 10-13 s with no limit, 19-22 s with 4, 28-45 s with 2; the parses
+   * beside them were as fast in all three (sessionNice is what protects those).
    */
-  sessionLaunches: 2,
+  sessionLaunches: 4,
   /**
-   * Niceness of every process of a session (its browser's, its execute runs). At 10 a busy one gets about a tenth of
-   * a core's share against a conversion at 0, so sessions use idle CPU but cannot starve parses.
+   * Niceness of every process of a session (its browser's, its execute runs). At 10 a busy one
+   * gets about a tenth of a core's share against a conversion at 0, so sessions use idle CPU but
+   * cannot starve parses (a burst of creates then takes longer instead).
    */
   sessionNice: 10,
   /**
@@ -342,8 +347,9 @@ export const limits = {
    */
   sessionMemoryMb: 1024,
   /**
-   * How often each session's memory and processes are measured (one /proc scan for all, ~1-3 ms):
-   * JavaScript allocates at up to ~1 GB/s, so a session overshoots its cap by a few hundred MB at most.
+   * How often each session's memory and processes are measured (one /proc scan for all
+   * sessions, ~1-4 ms): JavaScript allocates up to ~1 GB/s, so a session overshoots its cap by a
+   * few hundred MB before it ends.
    */
   sessionMemoryWatchMs: 250,
   /**
@@ -355,12 +361,12 @@ export const limits = {
    * Bytes a session's folder (profile, downloads, uploads, execute scratch) may take on disk,
    * and a saved profile too: the default of QUIRE_SESSION_DISK_MB. A fresh profile takes ~7 MB,
    * a day of ordinary browsing tens; one page wrote 512 MB in 4.6 s, while Chromium offers every
-   * origin a quota of 10 GiB on a large disk (and cannot be made to report less).
+   * origin a quota of 10 GiB on a large disk (Storage.overrideQuotaForOrigin did not lower it).
    */
   sessionDiskMb: 512,
   /**
    * How often session folders are measured (one `du` over all of them, outside Quire's event
-   * loop): a page writes ~110 MB/s at most, so a session overshoots by about that much.
+   * loop): that page wrote ~110 MB/s, so a session overshoots its cap by about that much.
    */
   sessionDiskWatchMs: 1_000,
   /**
@@ -371,7 +377,7 @@ export const limits = {
   /**
    * Free disk under the data folder below which no new session starts: the default of
    * QUIRE_SESSIONS_MIN_FREE_DISK_MB. Four sessions at their disk cap, so that sessions filling
-   * up never take the last space from the store (SQLite) on the same disk.
+   * their folders leave room for the store (SQLite) on the same disk.
    */
   sessionsMinFreeDiskMb: 4 * 512,
   /**
@@ -385,9 +391,10 @@ export const limits = {
    */
   cdpBrowserMessageBytes: 256 * MiB,
   /**
-   * Bytes queued to one CDP client before the relay stops reading from the browser for it: a
-   * busy page's events for a second or more; a client that does not read would otherwise grow
-   * Quire's memory by tens of MB a second (measured: 40 MB/s from a page logging 1 MB lines).
+   * Bytes queued in memory to one CDP client before the relay keeps the rest in a file in the
+   * session's folder (all clients share the browser's one pipe, so the browser cannot be left to
+   * hold them): a busy page's events for a second or more; a client that does not read would
+   * otherwise grow Quire's memory by tens of MB a second (40 MB/s from a page logging 1 MB lines).
    */
   cdpClientBufferedBytes: 16 * MiB,
   /** WebSocket clients of a session (CDP relay and live viewers each); more is a runaway loop. */
@@ -430,4 +437,26 @@ export const limits = {
   sessionExecutions: 2,
   /** Heap of the process that runs an execute: Playwright's client needs ~60 MB. */
   executeHeapMb: 256,
+  /**
+   * Bytes of one fetched page or document, counted as they are decompressed (so a gzip bomb is
+   * stopped at this size, whatever it claims): the same 50 MB an upload may take, since a
+   * fetched file goes through the same conversion.
+   */
+  scrapeBodyBytes: 50 * MiB,
+  /** Redirects followed for one scrape: browsers stop at 20, upstream's fetch at 10 (ERR_TOO_MANY_REDIRECTS). */
+  scrapeRedirects: 10,
+  /** Characters of a scrape's `url`: browsers and CDNs refuse URLs much past 8 KB. */
+  scrapeUrlChars: 8_192,
+  /** Bytes of the caller's `headers` together: servers commonly refuse request headers past 8-16 KB. */
+  scrapeHeaderBytes: 16 * 1024,
+  /** Headers of one origin answer: Node's default cap, so a server cannot flood the parser. */
+  scrapeResponseHeaderBytes: 16 * 1024,
+  /** URLs of a site shown to the model for a crawl preview: upstream's 120, a few thousand tokens. */
+  previewSiteUrls: 120,
+  /** Bytes of a sitemap or start page scanned for those URLs: their links come early, and the scan runs in the API process. */
+  previewScanBytes: 2 * MiB,
+  /** A crawl preview's deadline (it has no `timeout`): two fetches and up to two model calls. */
+  previewTimeoutMs: 60_000,
+  /** Characters of a crawl preview's prompt (upstream's bound). */
+  previewPromptChars: 10_000,
 } as const;

@@ -8,8 +8,13 @@ export interface ConvertInput {
   /** The upload part's Content-Type, when the client sent a meaningful one. */
   contentType: string | undefined;
   format: FormatId;
-  /** Synthetic URL of the upload; relative references resolve against it by default. */
+  /** Synthetic URL of the upload, or the URL a page was fetched from; relative references resolve against it by default. */
   url: string;
+  /**
+   * `url` is where the bytes really came from (scrape): then only a page's `<base href>` overrides
+   * it, as in a browser. An upload's synthetic URL also yields to its canonical link or `og:url`.
+   */
+  fetched?: boolean;
   options: ParseOptions;
 }
 

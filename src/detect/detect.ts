@@ -13,6 +13,8 @@ export interface UploadDescription {
   filename: string;
   contentType: string | undefined;
   bytes: Uint8Array;
+  /** Fetched from a URL (scrape) rather than uploaded: the messages speak of a page served as a type. */
+  fetched?: boolean;
 }
 
 /** How the format was decided, for logs and for the caller's `warning` when labels lied. */
@@ -43,13 +45,16 @@ function unsupported(reason: string, implemented: ReadonlySet<FormatId>): ApiErr
  */
 export function detectFormat(upload: UploadDescription, implemented: ReadonlySet<FormatId>): Detection {
   const claimed = claimedFormat(upload.filename, upload.contentType);
+  const [noun, labelled, root] = upload.fetched
+    ? ['page', 'served as', 'body']
+    : ['upload', 'named as', 'options'];
   const sniffed = sniff(upload.bytes);
   const decide = (format: FormatId): Detection => {
     if (!implemented.has(format)) {
       const info = formatInfo(format);
       throw unsupported(
         info.container === 'image'
-          ? `The upload is a ${info.label}, and images are read only when options.parsers lists "image" (the default does).`
+          ? `The ${noun} is a ${info.label}, and images are read only when ${root}.parsers lists "image" (the default does).`
           : `Converting ${info.label} files is not available in this Quire build.`,
         implemented,
       );
@@ -79,7 +84,7 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
       }
       if (claimed?.container === sniffed.container) return decide(claimed.id);
       throw unsupported(
-        `The upload is a ${sniffed.container === 'zip' ? 'ZIP archive' : 'OLE compound file'} that is none of the supported formats.`,
+        `The ${noun} is a ${sniffed.container === 'zip' ? 'ZIP archive' : 'OLE compound file'} that is none of the supported formats.`,
         implemented,
       );
     case 'text': {
@@ -93,7 +98,7 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
       if (sniffed.looks === 'html') return decide('html');
       if (claimed && claimed.container !== 'text')
         throw unsupported(
-          `The upload is named as ${claimed.label} but its bytes are plain text.`,
+          `The ${noun} is ${labelled} ${claimed.label} but its bytes are plain text.`,
           implemented,
         );
       return decide(sniffed.looks);
@@ -101,8 +106,8 @@ export function detectFormat(upload: UploadDescription, implemented: ReadonlySet
     case 'binary':
       throw unsupported(
         claimed
-          ? `The upload is named as ${claimed.label} but its bytes are not a ${claimed.label} file.`
-          : `The upload "${upload.filename}" is not a supported file type.`,
+          ? `The ${noun} is ${labelled} ${claimed.label} but its bytes are not a ${claimed.label} file.`
+          : `The ${upload.fetched ? 'page' : `upload "${upload.filename}"`} is not a supported file type.`,
         implemented,
       );
   }

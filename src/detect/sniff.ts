@@ -94,6 +94,35 @@ function sniffImage(bytes: Uint8Array): FormatId | undefined {
   return undefined;
 }
 
+/** BOF record type → the BIFF version it starts, the record's sizes, and the version fields writers put in it. */
+const BIFF_BOF = new Map<number, { biff: 2 | 3 | 4 | 5 | 8; sizes: number[]; versions: number[] }>([
+  [0x0009, { biff: 2, sizes: [4], versions: [0x0000, 0x0002, 0x0007, 0x0200] }],
+  [0x0209, { biff: 3, sizes: [6], versions: [0x0000, 0x0003, 0x0300] }],
+  [0x0409, { biff: 4, sizes: [6], versions: [0x0000, 0x0004, 0x0400] }],
+  [0x0809, { biff: 5, sizes: [8, 16], versions: [0x0500, 0x0600] }],
+]);
+/** BOF sheet types: workbook globals, VB module, worksheet, chart, macro sheet, BIFF4 workbook. */
+const BIFF_SHEET_TYPES = new Set([0x0005, 0x0006, 0x0010, 0x0020, 0x0040, 0x0100]);
+
+/**
+ * The BIFF version of an Excel stream stored as the file itself, without an OLE container:
+ * what Excel 2.x, 3.0 and 4.0 saved (BIFF2, BIFF3, BIFF4 worksheets), and what some tools
+ * write of later versions. Such a file starts with a BOF record whose type names the version,
+ * whose size is that version's, and whose version and sheet-type fields hold values Excel
+ * writes; text and other binaries do not start so.
+ */
+export function rawBiffVersion(bytes: Uint8Array): 2 | 3 | 4 | 5 | 8 | undefined {
+  if (bytes.length < 8) return undefined;
+  const u16 = (at: number) => bytes[at]! | (bytes[at + 1]! << 8);
+  const bof = BIFF_BOF.get(u16(0));
+  const size = u16(2);
+  const version = u16(4);
+  if (!bof?.sizes.includes(size) || !bof.versions.includes(version) || bytes.length < 4 + size)
+    return undefined;
+  if (!BIFF_SHEET_TYPES.has(u16(6))) return undefined;
+  return bof.biff === 5 && version === 0x0600 ? 8 : bof.biff;
+}
+
 export function sniff(bytes: Uint8Array): Sniffed {
   const image = sniffImage(bytes);
   if (image) return { kind: 'format', format: image };
@@ -102,5 +131,6 @@ export function sniff(bytes: Uint8Array): Sniffed {
   if (startsWith(bytes, OLE_MAGIC)) return { kind: 'container', container: 'ole' };
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return sniffZip(bytes);
   if (indexOfAscii(bytes, '{\\rtf', 8) >= 0) return { kind: 'format', format: 'rtf' };
+  if (rawBiffVersion(bytes) !== undefined) return { kind: 'format', format: 'xls' };
   return sniffText(bytes);
 }

@@ -14,7 +14,14 @@ export type ErrorCode =
   | 'UNPARSABLE_DOCUMENT'
   | 'ENCRYPTED_DOCUMENT'
   | 'RESOURCE_LIMIT'
-  | 'UNAUTHORIZED';
+  | 'UNAUTHORIZED'
+  // Upstream's scrape codes, for what a fetched URL can do wrong.
+  | 'SCRAPE_DNS_RESOLUTION_ERROR'
+  | 'SCRAPE_SSL_ERROR'
+  | 'SCRAPE_SITE_ERROR'
+  | 'SCRAPE_UNSUPPORTED_FILE_ERROR'
+  | 'SCRAPE_ACTIONS_NOT_SUPPORTED'
+  | 'SCRAPE_UNSUPPORTED_OPTIONS';
 
 /**
  * An error whose status, code and message are meant for the caller. Anything else that

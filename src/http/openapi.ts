@@ -1,21 +1,25 @@
 import { z } from 'zod';
+import { crawlOptionsSchema, previewRequestSchema } from '../crawl/crawl-options.ts';
 import { formats } from '../detect/formats.ts';
 import { formatTypes, parseOptionsSchema, parserTypes } from '../options/parse-options.ts';
+import { scrapeBodySchema } from '../options/scrape-options.ts';
 import { createSessionBody, executeBody } from './interact-schemas.ts';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; items?: JsonSchema };
 
 /** Options the schema accepts only to refuse them by name; not part of the parse interface. */
 const refusedOptions = ['actions', 'waitFor', 'location', 'mobile', 'minAge', 'fastMode'];
+/** The same for scrape: what needs a browser or a cache, accepted only in its harmless form (0, false, []). */
+const refusedScrapeOptions = ['actions', 'waitFor', 'mobile', 'lockdown', 'fastMode'];
 
-/** The options schema as JSON Schema, from the very zod schema that validates requests. */
-function optionsJsonSchema(): JsonSchema {
-  const { $schema: _, ...schema } = z.toJSONSchema(parseOptionsSchema, {
+/** An options schema as JSON Schema, from the very zod schema that validates requests. */
+function optionsJsonSchema(options: z.ZodType, refused: readonly string[]): JsonSchema {
+  const { $schema: _, ...schema } = z.toJSONSchema(options, {
     io: 'input',
     unrepresentable: 'any',
   }) as JsonSchema;
   const props = schema.properties!;
-  for (const key of refusedOptions) delete props[key];
+  for (const key of refused) delete props[key];
   // The string shorthands are accepted by preprocessing, which JSON Schema cannot see.
   const formatItems = props.formats!.items!;
   props.formats!.items = { anyOf: [{ type: 'string', enum: [...formatTypes] }, formatItems] };
@@ -239,18 +243,48 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+  /** What parse answers, and scrape too, since a fetched page is converted as an upload is. */
+  const documentResponses: Record<string, { description: string; content: Record<string, unknown> }> = {
+    '200': {
+      description: 'The parsed document in the v2 envelope',
+      content: json({
+        type: 'object',
+        required: ['success', 'data'],
+        properties: {
+          success: { type: 'boolean' },
+          data: { type: 'object', properties: pagedOutputs },
+        },
+      }),
+    },
+    '400': {
+      description: 'Invalid request or refused document',
+      content: json(errorBody('BAD_REQUEST')),
+    },
+    '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
+    '402': { description: 'Payment required', content: json(errorOnly) },
+    '408': { description: 'Timeout', content: json(errorBody('SCRAPE_TIMEOUT')) },
+    '429': { description: 'Rate or concurrency limit exceeded', content: json(errorOnly) },
+    '500': { description: 'Unexpected server error', content: json(errorBody('UNKNOWN_ERROR')) },
+    '501': {
+      description: 'A requested feature is not implemented',
+      content: json(errorBody('NOT_IMPLEMENTED')),
+    },
+  };
   return {
     openapi: '3.1.0',
     info: {
       title: 'Quire',
       version: '2',
       description:
-        'Firecrawl-compatible document parsing and interact sessions. Every /v2 route needs `Authorization: Bearer <key>`, except the session URLs handed out by create, which carry their own token. Every /v2/interact path is also served under /v2/browser.',
+        'Firecrawl-compatible document parsing, scraping over HTTP(S) and interact sessions. Every /v2 route needs `Authorization: Bearer <key>`, except the session URLs handed out by create, which carry their own token. Every /v2/interact path is also served under /v2/browser.',
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        ParseOptions: optionsJsonSchema(),
+        ParseOptions: optionsJsonSchema(parseOptionsSchema, refusedOptions),
+        ScrapeRequest: optionsJsonSchema(scrapeBodySchema, refusedScrapeOptions),
+        CrawlParamsPreviewRequest: inputSchema(previewRequestSchema),
+        CrawlOptions: inputSchema(crawlOptionsSchema),
         CreateInteractSession: inputSchema(createSessionBody),
         InteractSession: object(sessionFields),
       },
@@ -289,30 +323,69 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               },
             },
           },
+          responses: documentResponses,
+        },
+      },
+      '/v2/crawl/params-preview': {
+        post: {
+          operationId: 'crawlParamsPreview',
+          summary: 'The crawl options a natural-language prompt implies, read by the configured model',
+          requestBody: {
+            required: true,
+            content: json({ $ref: '#/components/schemas/CrawlParamsPreviewRequest' }),
+          },
           responses: {
             '200': {
-              description: 'The parsed document in the v2 envelope',
-              content: json({
-                type: 'object',
-                required: ['success', 'data'],
-                properties: {
-                  success: { type: 'boolean' },
-                  data: { type: 'object', properties: pagedOutputs },
-                },
-              }),
+              description: '`data` is the start URL and the options the prompt implies, and no others',
+              content: json(
+                object({
+                  success: boolean,
+                  data: {
+                    allOf: [object({ url: string }), { $ref: '#/components/schemas/CrawlOptions' }],
+                  },
+                }),
+              ),
             },
             '400': {
-              description: 'Invalid request or refused document',
+              description:
+                'Invalid request ("Invalid request parameters: …"), or "Failed to process natural language prompt. Please try rephrasing." when no model is configured or it gives no usable options',
+              content: json(errorBody()),
+            },
+            '401': documentResponses['401']!,
+            '403': {
+              description: 'The URL leads to a private or loopback address',
+              content: json(errorBody()),
+            },
+            '429': documentResponses['429']!,
+          },
+        },
+      },
+      '/v2/scrape': {
+        post: {
+          operationId: 'scrapeAndExtractFromUrl',
+          summary:
+            'Fetch a URL over HTTP(S) and convert the page or document as parse does (no browser rendering)',
+          requestBody: { required: true, content: json({ $ref: '#/components/schemas/ScrapeRequest' }) },
+          responses: {
+            ...documentResponses,
+            '200': {
+              description:
+                "The converted page, with `sourceURL`, the final `url`, the origin's `statusCode` and `contentType` in its metadata; or `success: false` with SCRAPE_DNS_RESOLUTION_ERROR when the name does not resolve (as upstream answers)",
+              content: documentResponses['200']!.content,
+            },
+            '400': {
+              description:
+                'Invalid request, a refused document, or what needs a browser or a cache (SCRAPE_UNSUPPORTED_OPTIONS, SCRAPE_ACTIONS_NOT_SUPPORTED)',
               content: json(errorBody('BAD_REQUEST')),
             },
-            '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
-            '402': { description: 'Payment required', content: json(errorOnly) },
-            '408': { description: 'Timeout', content: json(errorBody('SCRAPE_TIMEOUT')) },
-            '429': { description: 'Rate or concurrency limit exceeded', content: json(errorOnly) },
-            '500': { description: 'Unexpected server error', content: json(errorBody('UNKNOWN_ERROR')) },
-            '501': {
-              description: 'A requested feature is not implemented',
-              content: json(errorBody('NOT_IMPLEMENTED')),
+            '403': {
+              description: 'The URL or a redirect leads to a private or loopback address',
+              content: json(errorBody()),
+            },
+            '500': {
+              description:
+                'The site failed (SCRAPE_SITE_ERROR, SCRAPE_SSL_ERROR), or an unexpected server error',
+              content: json(errorBody('SCRAPE_SITE_ERROR')),
             },
           },
         },

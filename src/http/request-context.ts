@@ -6,7 +6,9 @@ declare module 'fastify' {
     principal: KeyOwner | undefined;
     /** Parts of the audit event known only inside the handler. */
     audit:
-      | Partial<Pick<AuditEvent, 'username' | 'filename' | 'format' | 'bytes' | 'zeroDataRetention'>>
+      | Partial<
+          Pick<AuditEvent, 'action' | 'username' | 'filename' | 'format' | 'bytes' | 'zeroDataRetention'>
+        >
       | undefined;
   }
 }

@@ -7,6 +7,7 @@ import type { ConversionPool } from '../pipeline/worker-pool.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { UploadBudget } from '../quota/upload-budget.ts';
+import { NetPolicy } from '../sessions/net-policy.ts';
 import type { SessionService } from '../sessions/session-service.ts';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
@@ -14,10 +15,12 @@ import { ApiError, tooDeep, unknownErrorBody } from './errors.ts';
 import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
+import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
+import { scrapeRoutes } from './routes/scrape.ts';
 
 export interface ServerDeps {
   config: Config;
@@ -144,7 +147,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
           team: request.principal.team,
           keyId: request.principal.keyId,
           requestId: request.id,
-          action: 'parse',
+          action: request.audit.action ?? 'parse',
           status: reply.statusCode,
           username: request.audit.username ?? null,
           filename: request.audit.filename ?? null,
@@ -157,12 +160,27 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return payload;
     });
     v2.register(openApiRoutes);
+    const model = configuredModel(deps.config);
     v2.register(parseRoutes, {
       pool: deps.pool,
       concurrency: deps.concurrency,
       uploads: deps.uploads,
-      model: configuredModel(deps.config),
+      model,
     });
+    const scrapePolicy = new NetPolicy(
+      deps.config.QUIRE_SCRAPE_ALLOWED_HOSTS.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+      'a scrape',
+    );
+    v2.register(scrapeRoutes, {
+      pool: deps.pool,
+      concurrency: deps.concurrency,
+      uploads: deps.uploads,
+      model,
+      policy: scrapePolicy,
+    });
+    v2.register(crawlPreviewRoutes, { model, uploads: deps.uploads, policy: scrapePolicy });
     // Upstream serves every session route under both names (behaviour doc §7).
     for (const prefix of ['/v2/interact', '/v2/browser']) {
       v2.register(interactRoutes, { prefix, sessions: deps.sessions, config: deps.config });

@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+import type { JsonObject } from '../enrich/json.ts';
+import { isJsonFormat } from '../enrich/plan.ts';
+import { schemaProblem } from '../enrich/schema-validator.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
 
@@ -89,22 +92,16 @@ function checkScrapeOnly(raw: Record<string, unknown>): void {
 }
 
 /**
- * Features the schema accepts but this build cannot produce yet: refused by name with 501
- * rather than silently ignored.
+ * A `json` format's schema must be one Quire can validate answers against (ajv compiles it), so a
+ * broken schema is the caller's 400 rather than every answer failing later.
  */
-function checkImplemented(options: ParseOptions): void {
-  const missing: string[] = [];
+function checkJsonSchemas(options: ParseOptions, root: string): void {
   options.formats.forEach((f, i) => {
-    if (f.type === 'summary' || f.type === 'json')
-      missing.push(`the ${f.type} format (options.formats[${i}])`);
+    if (!isJsonFormat(f) || !f.schema) return;
+    // The options arrived as JSON text, so the schema is JSON.
+    const problem = schemaProblem(f.schema as JsonObject);
+    if (problem) throw badRequest(`${root}.formats[${i}].schema ${problem}`);
   });
-  if (missing.length > 0) {
-    throw new ApiError(
-      501,
-      'NOT_IMPLEMENTED',
-      `This Quire build does not implement ${missing.join(' or ')} yet.`,
-    );
-  }
 }
 
 /**
@@ -114,17 +111,17 @@ function checkImplemented(options: ParseOptions): void {
  * together (the `html` format is the redacted page). An empty `entities` list would redact
  * nothing while the caller believes it redacts.
  */
-function checkRedaction(options: ParseOptions): void {
+function checkRedaction(options: ParseOptions, root: string): void {
   if (options.redactPII === false) return;
   const raw = options.formats.findIndex((f) => f.type === 'rawHtml');
   if (raw >= 0) {
     throw badRequest(
-      `options.formats[${raw}] rawHtml cannot be combined with options.redactPII: rawHtml is the unmodified source, which is never redacted; ask for html, which is`,
+      `${root}.formats[${raw}] rawHtml cannot be combined with ${root}.redactPII: rawHtml is the unmodified source, which is never redacted; ask for html, which is`,
     );
   }
   if (options.redactPII !== true && options.redactPII.entities?.length === 0)
     throw badRequest(
-      'options.redactPII.entities must name at least one of PERSON, EMAIL, PHONE, LOCATION, FINANCIAL, SECRET (leave it out for all)',
+      `${root}.redactPII.entities must name at least one of PERSON, EMAIL, PHONE, LOCATION, FINANCIAL, SECRET (leave it out for all)`,
     );
 }
 
@@ -136,7 +133,12 @@ export function validateParseOptions(raw: unknown): ParseOptions {
   checkScrapeOnly(raw as Record<string, unknown>);
   const parsed = parseOptionsSchema.safeParse(raw);
   if (!parsed.success) throw validationError('options', parsed.error, raw);
-  checkImplemented(parsed.data);
-  checkRedaction(parsed.data);
+  checkParsedOptions(parsed.data, 'options');
   return parsed.data;
+}
+
+/** The checks after the schema, shared with scrape; `root` is where the options sit (`options`, `body`). */
+export function checkParsedOptions(options: ParseOptions, root: string): void {
+  checkJsonSchemas(options, root);
+  checkRedaction(options, root);
 }

@@ -34,6 +34,19 @@ export interface ParseJob {
   warnings: string[];
   /** How summary and json are made, when asked for (decided by the API process, which knows the model). */
   enrich?: EnrichPlan;
+  /** Where the bytes were fetched from (scrape); an upload has none and gets a synthetic URL. */
+  origin?: PageOrigin;
+}
+
+/** A fetched page's addresses and answer, for its metadata; `url` is also its base URL. */
+export interface PageOrigin {
+  /** The URL the caller asked for. */
+  sourceURL: string;
+  /** The URL the bytes came from, after redirects. */
+  url: string;
+  statusCode: number;
+  /** The origin's Content-Type, when it sent one. */
+  contentType: string | undefined;
 }
 
 /** The envelope's `data`, less what only the HTTP layer knows (concurrency figures). */
@@ -81,13 +94,14 @@ export function uploadUrl(filename: string): string {
 export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
   const convert = converters[job.format];
   if (!convert) throw new Error(`no converter registered for ${job.format}`);
-  const url = uploadUrl(job.filename);
+  const url = job.origin?.url ?? uploadUrl(job.filename);
   const doc = await convert({
     bytes: job.bytes,
     filename: job.filename,
     contentType: job.contentType,
     format: job.format,
     url,
+    fetched: job.origin !== undefined,
     options: job.options,
   });
   carryPicturesOnce(doc.tree);
@@ -140,10 +154,10 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     ...outputs,
     metadata: {
       ...doc.metadata,
-      sourceURL: job.filename,
+      sourceURL: job.origin?.sourceURL ?? job.filename,
       url,
-      statusCode: 200,
-      contentType: doc.contentType,
+      statusCode: job.origin?.statusCode ?? 200,
+      contentType: job.origin?.contentType ?? doc.contentType,
     },
   };
   const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings, ...(enriched?.warnings ?? [])];

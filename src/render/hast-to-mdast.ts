@@ -8,8 +8,6 @@ import type {
   Root as MdastRoot,
   PhrasingContent,
   RootContent,
-  TableCell,
-  TableRow,
 } from 'mdast';
 import { ConversionError } from '../convert/converter.ts';
 import { limits } from '../limits.ts';
@@ -365,17 +363,21 @@ const table: Handler = (c, el, inner, out) => {
   else if (result) out.push(result);
 };
 
-const tableRow: Handler = (c, _el, inner, out) => {
-  const cells = toSpecificContent<TableCell>(c.children(inner), 'tableCell', () => ({
-    type: 'tableCell',
-    children: [],
-  }));
-  const row: TableRow = { type: 'tableRow', children: cells };
-  out.push(row);
-};
-
-const tableCell: Handler = (c, _el, inner, out) => {
-  out.push({ type: 'tableCell', children: c.children(inner) as PhrasingContent[] });
+/**
+ * A row outside its table: the table handler reads its own rows, so only rows that main
+ * content kept without their table come here. Like a layout table's row, its cells read on
+ * as one line, a space apart, never glued and never a stray GFM row.
+ */
+const strayRow: Handler = (c, _el, inner, out) => {
+  const nodes: Out = [];
+  for (inner.index = 0; inner.index < inner.nodes.length; inner.index++) {
+    const node = inner.nodes[inner.index]!;
+    if (node.type === 'element' && (node.tagName === 'td' || node.tagName === 'th')) {
+      if (nodes.length > 0) nodes.push({ type: 'text', value: ' ' });
+      push(nodes, c.item(node, inner));
+    } else c.one(node, inner, nodes);
+  }
+  push(out, wrap(nodes));
 };
 
 const script: Handler = (c, el, inner, out) => push(out, scriptContent(el.tagName, c.children(inner)));
@@ -596,9 +598,10 @@ HANDLERS.set('section', section);
 HANDLERS.set('select', select);
 HANDLERS.set('textarea', textarea);
 HANDLERS.set('table', table);
-HANDLERS.set('td', tableCell);
-HANDLERS.set('th', tableCell);
-HANDLERS.set('tr', tableRow);
+// Cells outside a row (kept by main content without their table) are blocks of their own.
+HANDLERS.set('td', flow);
+HANDLERS.set('th', flow);
+HANDLERS.set('tr', strayRow);
 HANDLERS.set(
   'wbr',
   singleNode(() => ({ type: 'text', value: '\u200B' })),

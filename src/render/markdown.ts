@@ -20,13 +20,13 @@ export interface MarkdownOptions {
 }
 
 /**
- * A web page's tables holding tables are layout, unwrapped into their content, and a reader
+ * A web page's tables are judged layout (unwrapped into their content) or data, and a reader
  * expects merged cells repeated; a document's tables are data, kept whole as HTML when GFM
  * cannot hold them (see TableOptions).
  */
 const TABLES: Record<MarkdownOptions['source'], Omit<TableOptions, 'removeBase64Images'>> = {
-  web: { nested: 'unwrap', merged: 'repeat' },
-  document: { nested: 'html', merged: 'html' },
+  web: { layout: 'judge', nested: 'inline', merged: 'repeat' },
+  document: { layout: 'none', nested: 'html', merged: 'html' },
 };
 
 /**

@@ -72,15 +72,130 @@ function isMerged(cell: Element): boolean {
   return span(cell.properties.colSpan, 2) > 1 || span(cell.properties.rowSpan, 2) > 1;
 }
 
-function hasNestedTable(table: Element): boolean {
-  const stack: ElementContent[] = [...table.children];
+function hasNestedTable(cells: readonly Element[]): boolean {
+  const stack: ElementContent[] = [...cells];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.type !== 'element') continue;
     if (node.tagName === 'table') return true;
-    stack.push(...node.children);
+    // One at a time: a cell may hold more children than a call takes arguments.
+    for (const child of node.children) stack.push(child);
   }
   return false;
+}
+
+/** WAI-ARIA roles by which an author says a table only lays things out. */
+const LAYOUT_ROLES = new Set(['presentation', 'none']);
+/**
+ * A cell with this much text (non-space characters, about six lines) is a region of the page
+ * (an article column, a forum post, a note beside its icon), not one datum of a record.
+ */
+const REGION_TEXT = 400;
+/** Blocks that make a cell a region of its own when it holds several of them (headings count too). */
+const CELL_BLOCKS = new Set(['p', 'ul', 'ol', 'dl', 'blockquote', 'pre', 'form']);
+const HEADINGS = /^h[1-6]$/;
+const SPACE = /\s/g;
+
+/** Non-space characters of an element's text, counted once per element for all the tables around it. */
+const textLengths = new WeakMap<Element, number>();
+
+function textLength(el: Element): number {
+  const known = textLengths.get(el);
+  if (known !== undefined) return known;
+  // Post-order without recursion: a layout table's cells hold tables many levels deep.
+  const stack: Array<{ el: Element; index: number; sum: number }> = [{ el, index: 0, sum: 0 }];
+  let result = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const child = top.el.children[top.index++];
+    if (child === undefined) {
+      stack.pop();
+      textLengths.set(top.el, top.sum);
+      const parent = stack[stack.length - 1];
+      if (parent) parent.sum += top.sum;
+      else result = top.sum;
+    } else if (child.type === 'text') {
+      top.sum += child.value.length - (child.value.match(SPACE)?.length ?? 0);
+    } else if (child.type === 'element') {
+      const cached = textLengths.get(child);
+      if (cached !== undefined) top.sum += cached;
+      else stack.push({ el: child, index: 0, sum: 0 });
+    }
+  }
+  return result;
+}
+
+/** What a cell holds, its nested tables seen from outside (they are judged on their own). */
+interface CellShape {
+  text: number;
+  blocks: number;
+  heading: boolean;
+  table: boolean;
+}
+
+function shapeOf(cell: Element): CellShape {
+  const shape: CellShape = { text: textLength(cell), blocks: 0, heading: false, table: false };
+  const stack: ElementContent[] = [...cell.children];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== 'element') continue;
+    if (node.tagName === 'table') {
+      shape.table = true;
+      continue;
+    }
+    const heading = HEADINGS.test(node.tagName);
+    if (heading) shape.heading = true;
+    if (heading || CELL_BLOCKS.has(node.tagName)) shape.blocks++;
+    for (const child of node.children) stack.push(child);
+  }
+  return shape;
+}
+
+/**
+ * A region of the page rather than a datum: long prose, or, in a table without a header row,
+ * structure a table cell cannot hold. Under column names, a heading and a list in a cell are
+ * the parts of one record's field (an option's name and description, its values).
+ */
+function isRegion(shape: CellShape, header: boolean): boolean {
+  if (shape.text >= REGION_TEXT) return true;
+  return !header && (shape.blocks >= 3 || (shape.heading && shape.blocks >= 2));
+}
+
+/** A header row or caption says the table is read as records under column names. */
+function hasHeader(table: Element, rows: Rows, cellRows: Element[][]): boolean {
+  if (rows.caption && textLength(rows.caption) > 0) return true;
+  if (String(table.properties.summary ?? '').trim() !== '') return true;
+  if (table.children.some((c) => isElement(c, 'thead') && c.children.some((r) => isElement(r, 'tr'))))
+    return true;
+  return cellRows.some((cells) => cells.some((cell) => cell.tagName === 'th'));
+}
+
+/**
+ * Whether a web page's table lays the page out rather than holding data, by evidence (the
+ * signals of Readability's data-table test, and what the cells hold):
+ * - the author says so (`role="presentation"`);
+ * - cells that are regions of the page (long prose, several blocks, a heading over text) hold
+ *   most of its text: GFM would squeeze each region into one line of a cell;
+ * - it holds tables, unless it reads as records: a header over rows of short cells, one of
+ *   which holds a small table (that table's text then goes inline into its cell);
+ * - it is one row or one column without a header: side-by-side boxes or a stack of them.
+ */
+function isLayout(table: Element, rows: Rows, cellRows: Element[][]): boolean {
+  if (LAYOUT_ROLES.has(String(table.properties.role ?? '').toLowerCase())) return true;
+  const header = hasHeader(table, rows, cellRows);
+  const shapes = cellRows.flat().map(shapeOf);
+  let total = 0;
+  let inRegions = 0;
+  for (const shape of shapes) {
+    total += shape.text;
+    if (isRegion(shape, header)) inRegions += shape.text;
+  }
+  if (inRegions > 0 && inRegions * 2 >= total) return true;
+  const width = cellRows.reduce((w, cells) => Math.max(w, cells.length), 0);
+  const oneLine = cellRows.filter((cells) => cells.length > 0).length < 2 || width < 2;
+  if (shapes.some((shape) => shape.table))
+    return !header || oneLine || shapes.some((shape) => isRegion(shape, header));
+  return oneLine && !header;
 }
 
 /**
@@ -170,10 +285,17 @@ function flowOf(state: TableState, table: Element, rows: Rows): RootContent[] {
 
 export interface TableOptions {
   /**
-   * What a table holding tables becomes. On web pages such tables are layout, unwrapped into
-   * their content; in documents they are data, kept whole as HTML (GFM has no nested tables).
+   * Whether tables are judged layout or data (`isLayout`). Web pages lay themselves out with
+   * tables: a layout table is unwrapped into its content, a row a paragraph. A document's
+   * tables are the author's data, never judged.
    */
-  nested: 'unwrap' | 'html';
+  layout: 'judge' | 'none';
+  /**
+   * Where a data table's inner tables go (GFM has no nested tables): inline into their cell,
+   * a row's cells apart and rows after "; " (web pages), or the whole table kept as HTML
+   * (documents, whose authors meant the structure).
+   */
+  nested: 'inline' | 'html';
   /**
    * A table with merged cells: its content repeated into the cells a merge covers (what a
    * reader of a web page's table expects of a GFM row), or the table kept as HTML with its
@@ -184,25 +306,48 @@ export interface TableOptions {
 }
 
 /**
- * `table` → GFM table. Spans are repeated into the cells they cover, a table without a header
- * row gets its first row as header, block content in cells is kept on one line, and a caption
- * becomes a paragraph before the table. One-cell tables are unwrapped into their content.
+ * A table inside a data table's cell, on the cell's one line: its caption, then its rows after
+ * "; ", each row's cells a space apart, so that no two cells' words run together.
+ */
+function inlineTable(state: TableState, rows: Rows): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  if (rows.caption) out.push(...flattenCell(state.all(rows.caption)), { type: 'text', value: ' ' });
+  let first = true;
+  for (const row of rows.rows) {
+    const line: PhrasingContent[] = [];
+    for (const cell of cellsOf(row)) {
+      const content = flattenCell(state.all(cell));
+      if (content.length === 0) continue;
+      if (line.length > 0) line.push({ type: 'text', value: ' ' });
+      line.push(...content);
+    }
+    if (line.length === 0) continue;
+    if (!first) out.push({ type: 'text', value: '; ' });
+    out.push(...line);
+    first = false;
+  }
+  return out;
+}
+
+/**
+ * `table` → GFM table, or its content when it is a layout table or has one cell. Spans are
+ * repeated into the cells they cover, a table without a header row gets its first row as
+ * header, block content in cells is kept on one line, and a caption becomes a paragraph
+ * before the table.
  */
 export function tableToMdast(
   state: TableState,
   node: Element,
   options: TableOptions,
 ): RootContent | RootContent[] | undefined {
-  if (state.inTable) {
-    const text = toText(node).replace(/\s+/g, ' ').trim();
-    return text ? { type: 'text', value: text } : undefined;
-  }
   const rows = tableRows(node);
+  if (state.inTable) return inlineTable(state, rows);
   const cellRows = rows.rows.map(cellsOf);
   const cellCount = cellRows.reduce((n, cells) => n + cells.length, 0);
   if (cellCount <= 1) return flowOf(state, node, rows);
-  if (hasNestedTable(node))
-    return options.nested === 'html' ? tableAsHtml(state.minified(node), options) : flowOf(state, node, rows);
+  if (options.layout === 'judge' && isLayout(node, rows, cellRows)) return flowOf(state, node, rows);
+  if (options.nested === 'html' && hasNestedTable(cellRows.flat()))
+    return tableAsHtml(state.minified(node), options);
   if (options.merged === 'html' && cellRows.some((cells) => cells.some(isMerged)))
     return tableAsHtml(state.minified(node), options);
 

@@ -22,11 +22,11 @@ export interface AuditEvent {
   team: string;
   keyId: string;
   requestId: string;
-  action: 'parse';
+  action: 'parse' | 'scrape';
   status: number;
   /** `auditMetadata.username`, when the caller gave one. */
   username: string | null;
-  /** Upload name, type and size; null under zero data retention. */
+  /** Upload name (a scrape's URL), type and size; null under zero data retention. */
   filename: string | null;
   format: string | null;
   bytes: number | null;

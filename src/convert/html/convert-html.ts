@@ -1,12 +1,11 @@
 import type { Root, RootContent } from 'hast';
 import { fromParse5 } from 'hast-util-from-parse5';
-import { parse } from 'parse5';
 import { limits } from '../../limits.ts';
 import { decodeText, isKnownEncoding } from '../../text/decode.ts';
 import type { Converter } from '../converter.ts';
 import { ConversionError } from '../converter.ts';
 import { emptyHead, extractMetadata, type PageHead, pageBaseUrl } from './metadata.ts';
-import { countStartTags, preparePage } from './prepare.ts';
+import { countStartTags, parsePage } from './prepare.ts';
 import { normalizeUrls } from './urls.ts';
 
 /** The `charset` parameter of a Content-Type value. */
@@ -44,7 +43,11 @@ function isHtmlContentType(contentType: string | undefined): contentType is stri
  * canonical link or `og:url`, else `url`). Also the path of Markdown, whose inline HTML
  * must be read the same way.
  */
-export function htmlToTree(text: string, url: string): { tree: Root; head: PageHead; baseUrl: string } {
+export function htmlToTree(
+  text: string,
+  url: string,
+  fetched = false,
+): { tree: Root; head: PageHead; baseUrl: string } {
   if (countStartTags(text) > limits.htmlElements) {
     throw new ConversionError(
       'RESOURCE_LIMIT',
@@ -52,14 +55,14 @@ export function htmlToTree(text: string, url: string): { tree: Root; head: PageH
     );
   }
   const head = emptyHead();
-  const body = preparePage(parse(text), head);
+  const body = parsePage(text, head);
   let children: RootContent[] = [];
   if (body) {
     const hast = fromParse5(body);
     if (hast.type === 'element') children = hast.children;
   }
   const tree: Root = { type: 'root', children };
-  const baseUrl = pageBaseUrl(head, url);
+  const baseUrl = pageBaseUrl(head, url, fetched);
   normalizeUrls(tree, baseUrl);
   return { tree, head, baseUrl };
 }
@@ -75,7 +78,7 @@ export const convertHtml: Converter = (input) => {
     declaredByUpload && isKnownEncoding(declaredByUpload) ? declaredByUpload : prescanCharset(input.bytes);
   const { text, encoding } = decodeText(input.bytes, declared);
 
-  const { tree, head, baseUrl } = htmlToTree(text, input.url);
+  const { tree, head, baseUrl } = htmlToTree(text, input.url, input.fetched);
   return {
     kind: 'web',
     tree,

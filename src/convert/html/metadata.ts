@@ -34,13 +34,15 @@ function isHttpUrl(url: string | undefined): url is string {
 
 /**
  * The URL relative references resolve against: `<base href>`, else the canonical link,
- * else `og:url`, else the upload's own address.
+ * else `og:url`, else the upload's own address. A fetched page's address is real, so there
+ * only `<base href>` overrides it, as in a browser.
  */
-export function pageBaseUrl(head: PageHead, documentUrl: string): string {
+export function pageBaseUrl(head: PageHead, documentUrl: string, fetched = false): string {
   if (head.baseHref !== undefined) {
     const base = resolveUrl(head.baseHref, documentUrl);
     if (isHttpUrl(base)) return base;
   }
+  if (fetched) return documentUrl;
   const canonical = head.links.find((l) => relTokens(l).includes('canonical') && l.href);
   if (canonical?.href) {
     const url = resolveUrl(canonical.href, documentUrl);

@@ -1,4 +1,6 @@
 import type { WorkBook } from '@e965/xlsx';
+import { rawBiffVersion } from '../../detect/sniff.ts';
+import type { DocumentMetadata } from '../../document/model.ts';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { openOleContainer } from '../doc/ole-container.ts';
@@ -8,9 +10,10 @@ import { fromSheetJs, parseBiff } from './sheetjs.ts';
 import type { ReadWorkbook } from './workbook.ts';
 
 /**
- * An Excel workbook in an OLE container. BIFF8 (Excel 97-2003, nearly every .xls) is read by
- * biff8.ts; older BIFF (Excel 5 and 95) by SheetJS, which gets only the workbook stream after
- * one pass over its record headers ([MS-XLS] 2.1.4: 2-byte type, 2-byte size) that
+ * An Excel workbook in an OLE container, or an Excel 2.x-4.0 worksheet (BIFF2-4), which is its
+ * records alone. BIFF8 (Excel 97-2003, nearly every .xls) is read by biff8.ts; older BIFF
+ * (Excel 2.x to 95) by SheetJS, which gets only the workbook stream after one pass over its
+ * record headers ([MS-XLS] 2.1.4: 2-byte type, 2-byte size) that
  * - refuses a password-protected workbook (a FILEPASS record),
  * - counts cells, refusing a stream that claims more than limits.spreadsheetCells,
  * - collapses hyperlink ranges to their first cell: SheetJS visits every cell of the range,
@@ -19,8 +22,13 @@ import type { ReadWorkbook } from './workbook.ts';
 const FILEPASS = 0x002f;
 const HLINK = 0x01b8;
 const HLINK_TOOLTIP = 0x0800;
-/** Records holding one cell: FORMULA, RSTRING, LABELSST, NUMBER, LABEL, BOOLERR, RK. */
-const SINGLE_CELL = new Set([0x0006, 0x00d6, 0x00fd, 0x0203, 0x0204, 0x0205, 0x027e]);
+/**
+ * Records holding one cell: FORMULA, RSTRING, LABELSST, NUMBER, LABEL, BOOLERR, RK, and the
+ * BIFF2-4 ones: INTEGER, NUMBER, LABEL, BOOLERR (BIFF2), FORMULA (BIFF3, BIFF4).
+ */
+const SINGLE_CELL = new Set([
+  0x0006, 0x00d6, 0x00fd, 0x0203, 0x0204, 0x0205, 0x027e, 0x0002, 0x0003, 0x0004, 0x0005, 0x0206, 0x0406,
+]);
 /** MULRK: row, first column, then 6 bytes per cell, then the last column. */
 const MULRK = 0x00bd;
 
@@ -57,12 +65,18 @@ function vetStream(stream: Buffer): void {
 }
 
 export function readXlsWorkbook(bytes: Uint8Array): ReadWorkbook {
+  // Excel 2.x to 4.0 saved a worksheet's records as the file itself, without an OLE container
+  // (and without properties): the file is the stream.
+  if (rawBiffVersion(bytes) !== undefined) return readWorkbookStream(bytes, {});
   const container = openOleContainer(bytes, 'Excel 97-2003 workbook');
   const found = container.stream('Workbook') ?? container.stream('Book');
   if (!found) {
     throw new ConversionError('UNPARSABLE_DOCUMENT', 'The file has no Excel workbook stream.');
   }
-  const metadata = summaryMetadata(container.stream('\u0005SummaryInformation'));
+  return readWorkbookStream(found, summaryMetadata(container.stream('\u0005SummaryInformation')));
+}
+
+function readWorkbookStream(found: Uint8Array, metadata: DocumentMetadata): ReadWorkbook {
   // BIFF8 (Excel 97 and later, BOF version 0x0600) is read by Quire; older BIFF by SheetJS.
   if (
     found.length >= 6 &&

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { convertibleFormats } from '../convert/index.ts';
+import { detectFormat } from '../detect/detect.ts';
+import { formatInfo } from '../detect/formats.ts';
+import type { LanguageModel } from '../enrich/llm/provider.ts';
+import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
+import { enrichWithModel } from '../enrich/with-model.ts';
+import { limits } from '../limits.ts';
+import type { ParseOptions } from '../options/parse-options.ts';
+import type { PageOrigin } from '../pipeline/parse-document.ts';
+import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/worker.ts';
+import { type ConversionPool, PoolError } from '../pipeline/worker-pool.ts';
+import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import { ApiError } from './errors.ts';
+import type { UploadedFile } from './multipart.ts';
+
+/**
+ * The conversion both parse and scrape end in: detect the format, wait for a team slot, convert
+ * in the worker pool, and join in what a model makes. Scrape only adds where the bytes came from.
+ */
+export interface ConvertDeps {
+  pool: ConversionPool;
+  concurrency: TeamConcurrency;
+  /** The configured language model for summary and json; undefined: the offline methods. */
+  model: LanguageModel | undefined;
+}
+
+/** Bytes to convert: an upload, or a page fetched from `origin` (scrape). */
+export interface ConversionInput {
+  file: UploadedFile;
+  origin?: PageOrigin;
+}
+
+/**
+ * Cancel the work when the deadline passes or the client goes away, whichever comes first.
+ * Time spent waiting for a slot or a worker counts, as the contract's timeout does.
+ */
+export interface Deadline {
+  signal: AbortSignal;
+  /** Milliseconds left before the deadline. */
+  remaining: () => number;
+  /** The 408 this request answers once its time is up. */
+  expired: () => ApiError;
+  done: () => void;
+}
+
+/** `operation` names the request in the 408's message: "parse", "scrape". */
+export function deadline(request: FastifyRequest, ms: number, operation: string): Deadline {
+  const controller = new AbortController();
+  const ends = performance.now() + ms;
+  const expired = () =>
+    new ApiError(408, 'SCRAPE_TIMEOUT', `The ${operation} did not finish within its timeout of ${ms} ms.`);
+  const timer = setTimeout(() => controller.abort(expired()), ms);
+  // Until we answer, a closed socket means the client has gone and the work is wasted.
+  const onClose = () => controller.abort(new Error('client gone'));
+  request.raw.socket.once('close', onClose);
+  return {
+    signal: controller.signal,
+    remaining: () => ends - performance.now(),
+    expired,
+    done: () => {
+      clearTimeout(timer);
+      request.raw.socket.off('close', onClose);
+    },
+  };
+}
+
+/** Why the work stopped: the deadline's 408 when it passed, else the client left (nobody hears it). */
+export function stopped(clock: Deadline): Error {
+  return clock.signal.reason instanceof ApiError ? clock.signal.reason : clock.expired();
+}
+
+const refusalStatus = 400;
+
+async function convert(
+  deps: ConvertDeps,
+  request: FastifyRequest,
+  input: ConversionInput,
+  options: ParseOptions,
+  enrich: EnrichPlan | undefined,
+  clock: Deadline,
+): Promise<Extract<WorkerResult, { ok: true }>> {
+  const fetched = input.origin !== undefined;
+  const detection = detectFormat({ ...input.file, fetched }, convertibleFormats(options));
+  const warnings: string[] = [];
+  if (detection.relabelled) {
+    const actual = formatInfo(detection.format).label;
+    warnings.push(
+      `The ${fetched ? 'page was served' : 'upload was named'} as ${formatInfo(detection.relabelled.claimed).label} but its bytes are ${actual}; it was parsed as ${actual}.`,
+    );
+  }
+  if (request.audit) request.audit.format = detection.format;
+
+  const principal = request.principal!;
+  try {
+    // Logged before the slot is asked for, so that a request seen here is in line if it must wait.
+    request.log.debug({ team: principal.team }, 'conversion asks for a team slot');
+    const lease = await deps.concurrency.acquire(principal.team, clock.signal).catch(() => {
+      throw stopped(clock);
+    });
+    try {
+      request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');
+      const envelope: EnvelopeMetadata = { scrapeId: randomUUID(), concurrencyLimited: lease.limited };
+      if (lease.limited) envelope.concurrencyQueueDurationMs = lease.waitedMs;
+      const result = await deps.pool.run(
+        {
+          bytes: input.file.bytes,
+          filename: input.file.filename,
+          contentType: input.file.contentType,
+          format: detection.format,
+          options,
+          warnings,
+          envelope,
+          enrich,
+          origin: input.origin,
+        },
+        { team: principal.team, key: principal.keyId },
+        clock.signal,
+      );
+      if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
+      return result;
+    } finally {
+      lease.release();
+    }
+  } catch (error) {
+    if (error instanceof PoolError) throw poolFailure(error, clock);
+    throw error;
+  }
+}
+
+/**
+ * The answer body: as the worker serialised it, or with summary and json from the model spliced
+ * in. The model calls run here, in the API process (they are I/O), after the team's conversion
+ * slot is released, within what is left of the request's timeout less a margin, so that a model
+ * that runs out of time gives null and a warning rather than a 408.
+ */
+async function answer(
+  model: LanguageModel | undefined,
+  result: Extract<WorkerResult, { ok: true }>,
+  enrich: EnrichPlan | undefined,
+  clock: Deadline,
+): Promise<string> {
+  if ('body' in result) return result.body;
+  if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
+  const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
+  const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
+  const { fields, warnings } = await enrichWithModel(model, result.modelInput, enrich, signal);
+  return joinAnswer(result.parts, fields, warnings);
+}
+
+function poolFailure(error: PoolError, clock: Deadline): Error {
+  switch (error.failure.kind) {
+    case 'aborted':
+      return stopped(clock);
+    case 'queue-full':
+      return new ApiError(
+        429,
+        undefined,
+        'Too many documents are waiting for conversion. Please retry later.',
+        {
+          headers: { 'retry-after': '5' },
+        },
+      );
+    case 'worker-died':
+      return new ApiError(
+        refusalStatus,
+        'RESOURCE_LIMIT',
+        'The document needs more memory to convert than one conversion may use, or its conversion crashed.',
+      );
+    case 'crashed':
+      return error.failure.error;
+  }
+}
+
+/**
+ * Convert and answer, within `clock`. The body is serialised by the worker and passed on as it
+ * is (or joined with the model's fields), never parsed or re-encoded here.
+ */
+export async function convertToAnswer(
+  deps: ConvertDeps,
+  request: FastifyRequest,
+  input: ConversionInput,
+  options: ParseOptions,
+  clock: Deadline,
+): Promise<string> {
+  const enrich = planEnrichment(options, deps.model?.settings);
+  const result = await convert(deps, request, input, options, enrich, clock);
+  return answer(deps.model, result, enrich, clock);
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { previewRequestSchema } from '../../crawl/crawl-options.ts';
+import { previewCrawlOptions } from '../../crawl/preview.ts';
+import { siteStructure } from '../../crawl/site-structure.ts';
+import { type LanguageModel, ModelError } from '../../enrich/llm/provider.ts';
+import { limits } from '../../limits.ts';
+import { describeIssue } from '../../options/validate.ts';
+import type { UploadBudget } from '../../quota/upload-budget.ts';
+import type { NetPolicy } from '../../sessions/net-policy.ts';
+import { deadline } from '../convert-upload.ts';
+import { ApiError, badRequest } from '../errors.ts';
+
+export interface CrawlPreviewRouteDeps {
+  model: LanguageModel | undefined;
+  uploads: UploadBudget;
+  policy: NetPolicy;
+}
+
+/** Upstream's answer whenever the prompt cannot be turned into options, a missing model included. */
+const notProcessed = () =>
+  new ApiError(400, undefined, 'Failed to process natural language prompt. Please try rephrasing.');
+
+/**
+ * POST /v2/crawl/params-preview (behaviour doc §9): the crawl options a prompt implies, read by the
+ * configured model beside the site's URLs. There is no crawl in this build; the preview shows
+ * what a crawl would be given.
+ */
+export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPreviewRouteDeps): Promise<void> {
+  app.post('/v2/crawl/params-preview', async (request, reply) => {
+    const input = request.body ?? {};
+    const parsed = previewRequestSchema.safeParse(input);
+    if (!parsed.success) {
+      const messages = parsed.error.issues.map((issue) => describeIssue('body', issue, input));
+      throw badRequest(`Invalid request parameters: ${messages.join(', ')}`, parsed.error.issues);
+    }
+    const { url, prompt } = parsed.data;
+    if (!deps.model) throw notProcessed();
+    const hold = deps.uploads.open(request.principal!.team);
+    reply.raw.once('close', hold.releaseAll);
+    const clock = deadline(request, limits.previewTimeoutMs, 'crawl preview');
+    try {
+      const site = await siteStructure(url, { policy: deps.policy, hold, signal: clock.signal });
+      const options = await previewCrawlOptions(deps.model, url, prompt, site, clock.signal);
+      return { success: true, data: { url, ...options } };
+    } catch (error) {
+      if (!(error instanceof ModelError)) throw error;
+      request.log.info({ reason: error.message }, 'crawl preview: the model gave no usable options');
+      throw notProcessed();
+    } finally {
+      clock.done();
+    }
+  });
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { validateScrapeBody } from '../../options/scrape-options.ts';
+import type { UploadBudget } from '../../quota/upload-budget.ts';
+import { fetchUrl } from '../../scrape/fetch-url.ts';
+import { pageInput } from '../../scrape/page-input.ts';
+import type { ResolveAll } from '../../scrape/vetted-address.ts';
+import type { NetPolicy } from '../../sessions/net-policy.ts';
+import { type ConvertDeps, convertToAnswer, deadline } from '../convert-upload.ts';
+import { ApiError } from '../errors.ts';
+
+export interface ScrapeRouteDeps extends ConvertDeps {
+  uploads: UploadBudget;
+  /** Which hosts a scrape may reach (private and loopback ones only when the operator allows them). */
+  policy: NetPolicy;
+  resolveAll?: ResolveAll;
+}
+
+/**
+ * POST /v2/scrape: fetch the URL over HTTP(S), then convert what came back exactly as an upload of
+ * it would be (the same detection, worker pool and answer), with the page's own addresses and
+ * status in its metadata. No browser renders the page in this build.
+ */
+export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps): Promise<void> {
+  app.post('/v2/scrape', async (request, reply) => {
+    const scrape = validateScrapeBody(request.body);
+    const { options } = scrape;
+    request.audit = {
+      action: 'scrape',
+      username: options.auditMetadata?.username ?? null,
+      zeroDataRetention: options.zeroDataRetention,
+      // Under zero data retention even the address stays out of the audit log.
+      filename: options.zeroDataRetention ? null : scrape.url,
+    };
+    // The fetched bytes count against the node's and the team's budget, as an upload's do.
+    const hold = deps.uploads.open(request.principal!.team);
+    reply.raw.once('close', hold.releaseAll);
+    const clock = deadline(request, options.timeout, 'scrape');
+    let body: string;
+    try {
+      const page = await fetchUrl(scrape.url, scrape.fetch, {
+        policy: deps.policy,
+        hold,
+        signal: clock.signal,
+        resolveAll: deps.resolveAll,
+      });
+      request.audit.bytes = page.bytes.length;
+      body = await convertToAnswer(deps, request, pageInput(scrape.sourceURL, page), options, clock).catch(
+        (error: unknown) => {
+          throw error instanceof ApiError && error.code === 'UNSUPPORTED_FILE_TYPE'
+            ? new ApiError(
+                400,
+                'SCRAPE_UNSUPPORTED_FILE_ERROR',
+                `${page.url} returned ${page.contentType ? `"${page.contentType}"` : 'no Content-Type'}, which Quire cannot convert: ${error.message}`,
+              )
+            : error;
+        },
+      );
+    } catch (error) {
+      // A site's failure is not Quire's: answered here and logged as information, not as a server
+      // error, and under zero data retention without its message, which names the URL.
+      if (!(error instanceof ApiError) || !error.code?.startsWith('SCRAPE_') || error.status < 500)
+        throw error;
+      request.log.info(
+        options.zeroDataRetention ? { code: error.code } : { code: error.code, reason: error.message },
+        'the scraped site failed',
+      );
+      return reply.code(error.status).send(error.body());
+    } finally {
+      clock.done();
+    }
+    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+    return body;
+  });
+}
