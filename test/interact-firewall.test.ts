@@ -225,36 +225,7 @@ describe('interact sessions: the CDP firewall', () => {
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     }
   });
-
-  it('closes a tab that shows a refused scheme although the relay never let it through', async () => {
-    const created = await createSession(server());
-    // The browser's own endpoint, as code on this host could reach it past the relay (execute's
-    // code can: it has the host's loopback).
-    const portFile = path.join(sessionFolder(server(), created.id), 'profile', 'DevToolsActivePort');
-    const [port, wsPath] = fs.readFileSync(portFile, 'utf8').split('\n');
-    const direct = await openCdp(`ws://127.0.0.1:${port}${wsPath}`);
-    const relayed = await openCdp(created.cdpUrl);
-    try {
-      await direct.send('Target.setDiscoverTargets', { discover: true });
-      for (const url of ['chrome://version/', 'file:///etc/passwd', `view-source:${site()}/form`]) {
-        const { targetId } = await direct.send('Target.createTarget', { url });
-        await direct.event('Target.targetDestroyed', (e) => e.params.targetId === targetId, { past: true });
-        const { targetInfos } = await relayed.send('Target.getTargets');
-        assert.ok(!targetInfos.some((t: { targetId: string }) => t.targetId === targetId), url);
-      }
-      // A tab that is sent there later goes the same way.
-      const { targetId } = await direct.send('Target.createTarget', { url: `${site()}/form` });
-      const { sessionId } = await direct.send('Target.attachToTarget', { targetId, flatten: true });
-      await direct.send('Page.navigate', { url: 'chrome://version/' }, sessionId).catch(() => {});
-      await direct.event('Target.targetDestroyed', (e) => e.params.targetId === targetId, { past: true });
-      // The session's first tab is still there, and the session goes on.
-      const { targetInfos } = await relayed.send('Target.getTargets');
-      assert.ok(targetInfos.some((t: { type: string }) => t.type === 'page'));
-      assert.equal((await api(server(), 'GET', `/v2/interact/${created.id}`)).body.status, 'active');
-    } finally {
-      await direct.close();
-      await relayed.close();
-      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-    }
-  });
+  // The test that drove the browser past the relay (over its debugging port, from DevToolsActivePort)
+  // has no way in any more: browsers listen on no port (test/interact-limits.test.ts shows it),
+  // so the tab watch in SessionService.watchTabs is defence in depth without an outside path to test.
 });

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Config } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
@@ -14,7 +15,7 @@ const busy = (message: string) => new ApiError(429, undefined, message, { header
 
 /**
  * Whether this node starts another session: under its own cap and the team's, with enough
- * free memory, else 429 before anything is launched. A session counts as starting from its
+ * free memory and free disk, else 429 before anything is launched. A session counts as starting from its
  * admission until it is held, so concurrent creates see each other.
  */
 export class Admission {
@@ -51,6 +52,14 @@ export class Admission {
     if (freeMb < this.config.QUIRE_SESSIONS_MIN_FREE_MB) {
       throw busy(
         `Not enough free memory to start another browser session (${freeMb} MB free, ${this.config.QUIRE_SESSIONS_MIN_FREE_MB} MB kept). Please retry later.`,
+      );
+    }
+    // Measured on the data folder's disk, which sessions' folders and the store share.
+    const disk = fs.statfsSync(this.config.QUIRE_DATA_DIR);
+    const freeDiskMb = Math.floor((disk.bavail * disk.bsize) / MiB);
+    if (freeDiskMb < this.config.QUIRE_SESSIONS_MIN_FREE_DISK_MB) {
+      throw busy(
+        `Not enough free disk to start another browser session (${freeDiskMb} MB free, ${this.config.QUIRE_SESSIONS_MIN_FREE_DISK_MB} MB kept). Please retry later.`,
       );
     }
     this.starting.set(team, (this.starting.get(team) ?? 0) + 1);

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { limits } from '../limits.ts';
+import { BrowserPipe } from './cdp-pipe.ts';
+import { lowerPriority, niced } from './priority.ts';
 
 export interface LaunchOptions {
   executable: string;
@@ -16,6 +17,11 @@ export interface LaunchOptions {
    * otherwise land in the service user's home, shared by every session.
    */
   homeDir: string;
+  /**
+   * The session's memory cap, also given to V8 as each renderer's heap limit: a backstop for an
+   * allocation faster than the watchdog looks, ending that page rather than growing on.
+   */
+  memoryMb: number;
 }
 
 export interface BrowserExit {
@@ -35,8 +41,9 @@ const STDERR_TAIL = 4096;
 function chromiumArgs(opts: LaunchOptions): string[] {
   const args = [
     '--headless',
-    '--remote-debugging-address=127.0.0.1',
-    '--remote-debugging-port=0',
+    // CDP over fds 3 and 4 only: a debugging port would let any process on the host (execute's
+    // code among them) drive the browser past the relay's checks.
+    '--remote-debugging-pipe',
     `--user-data-dir=${opts.userDataDir}`,
     `--proxy-server=http://127.0.0.1:${opts.proxyPort}`,
     '--proxy-bypass-list=<-loopback>',
@@ -53,6 +60,8 @@ function chromiumArgs(opts: LaunchOptions): string[] {
     '--password-store=basic',
     '--mute-audio',
     '--window-size=1280,800',
+    `--js-flags=--max-old-space-size=${opts.memoryMb}`,
+    `--disk-cache-size=${limits.sessionHttpCacheBytes}`,
   ];
   // Chromium refuses to start its sandbox as root; a non-root service user keeps it.
   if (process.getuid?.() === 0) args.push('--no-sandbox');
@@ -60,22 +69,36 @@ function chromiumArgs(opts: LaunchOptions): string[] {
   return args;
 }
 
+/** Browser.getVersion's answer, which /json/version is made from. */
+export interface BrowserVersion {
+  protocolVersion: string;
+  product: string;
+  revision: string;
+  userAgent: string;
+  jsVersion: string;
+}
+
 /**
  * One session's Chromium, leading its own process group (so destroy kills renderers and
- * helpers with it) and listening for CDP on a port it picks itself, read back from the
- * DevToolsActivePort file it writes into its profile.
+ * helpers with it), driven over its CDP pipe; it is up once it answers Browser.getVersion there.
  */
 export class BrowserProcess {
   readonly pid: number;
-  /** ws://127.0.0.1:<port>/devtools/browser/<id> */
-  readonly wsEndpoint: string;
+  readonly pipe: BrowserPipe;
+  readonly version: BrowserVersion;
   readonly exited: Promise<BrowserExit>;
   private readonly child: ChildProcess;
 
-  private constructor(child: ChildProcess, wsEndpoint: string, exited: Promise<BrowserExit>) {
+  private constructor(
+    child: ChildProcess,
+    pipe: BrowserPipe,
+    version: BrowserVersion,
+    exited: Promise<BrowserExit>,
+  ) {
     this.child = child;
     this.pid = child.pid!;
-    this.wsEndpoint = wsEndpoint;
+    this.pipe = pipe;
+    this.version = version;
     this.exited = exited;
   }
 
@@ -84,16 +107,18 @@ export class BrowserProcess {
   }
 
   static async launch(opts: LaunchOptions): Promise<BrowserProcess> {
-    const portFile = path.join(opts.userDataDir, 'DevToolsActivePort');
-    fs.rmSync(portFile, { force: true });
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: opts.homeDir };
     // Chromium prefers these to HOME for its folders (and the file naming the download folder).
     for (const name of ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']) delete env[name];
-    const child = spawn(opts.executable, chromiumArgs(opts), {
+    const [command, args] = niced(opts.executable, chromiumArgs(opts));
+    const child = spawn(command, args, {
       detached: true,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      // fd 3: commands to the browser; fd 4: its replies and events.
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
       env,
     });
+    // Below conversions from its first moment (the watchdog lowers any process Chromium raises).
+    if (child.pid !== undefined) lowerPriority(child.pid);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL);
@@ -103,28 +128,35 @@ export class BrowserProcess {
     });
     const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
     spawnError.catch(() => {});
-    const deadline = Date.now() + limits.browserStartMs;
+    const pipe = new BrowserPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      for (;;) {
-        const content = readPortFile(portFile);
-        if (content) {
-          return new BrowserProcess(child, `ws://127.0.0.1:${content.port}${content.path}`, exited);
-        }
-        if (child.exitCode !== null || child.signalCode !== null) {
+      const version = await Promise.race([
+        pipe.call('Browser.getVersion'),
+        spawnError,
+        exited.then((exit) => {
           throw new Error(
-            `Chromium exited while starting (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}`,
+            `Chromium exited while starting (${exit.code ?? exit.signal}): ${lastLine(stderr)}`,
           );
-        }
-        if (Date.now() > deadline) {
-          throw new Error(
-            `Chromium did not start within ${limits.browserStartMs / 1000} s: ${lastLine(stderr)}`,
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `Chromium did not start within ${limits.browserStartMs / 1000} s: ${lastLine(stderr)}`,
+                ),
+              ),
+            limits.browserStartMs,
           );
-        }
-        await Promise.race([sleep(25), spawnError]);
-      }
+        }),
+      ]);
+      return new BrowserProcess(child, pipe, asVersion(version), exited);
     } catch (error) {
       if (child.pid !== undefined) killGroup(child.pid);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -143,17 +175,15 @@ export class BrowserProcess {
   }
 }
 
-function readPortFile(file: string): { port: number; path: string } | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const [port, wsPath] = text.split('\n');
-  // Chromium writes the file in two steps; wait for both lines.
-  if (!port || !wsPath || !/^\d+$/.test(port)) return undefined;
-  return { port: Number(port), path: wsPath.trim() };
+function asVersion(result: Record<string, unknown>): BrowserVersion {
+  const text = (key: string) => (typeof result[key] === 'string' ? result[key] : '');
+  return {
+    protocolVersion: text('protocolVersion'),
+    product: text('product'),
+    revision: text('revision'),
+    userAgent: text('userAgent'),
+    jsVersion: text('jsVersion'),
+  };
 }
 
 export function killGroup(pid: number): void {

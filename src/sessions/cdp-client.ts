@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
-import WebSocket from 'ws';
-import { limits } from '../limits.ts';
+import type { BrowserPipe, PipeSession } from './cdp-pipe.ts';
 
 export interface CdpEvent {
   method: string;
@@ -14,40 +13,27 @@ interface Pending {
 }
 
 /**
- * Quire's own CDP connection to a session's browser (target tracking, screencast, closing),
- * separate from the callers' relayed connections so neither sees the other's traffic.
- * Emits 'event' (CdpEvent) and 'close'.
+ * Quire's own CDP connection to a session's browser (target tracking, screencast, closing): a
+ * browser session of its own on the pipe, separate from the callers' relayed ones so that
+ * neither sees the other's traffic. Emits 'event' (CdpEvent) and 'close'.
  */
 export class CdpClient extends EventEmitter {
-  private readonly ws: WebSocket;
+  private session: PipeSession | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  private ended = false;
 
-  private constructor(ws: WebSocket) {
-    super();
-    this.ws = ws;
-    ws.on('message', (data) => this.receive(data.toString()));
-    ws.on('close', () => {
-      for (const p of this.pending.values()) p.reject(new Error('CDP connection closed'));
-      this.pending.clear();
-      this.emit('close');
+  static async open(pipe: BrowserPipe): Promise<CdpClient> {
+    const client = new CdpClient();
+    client.session = await pipe.openSession({
+      message: (text) => client.receive(text),
+      closed: () => client.finish(),
     });
-    ws.on('error', () => {});
-  }
-
-  static connect(endpoint: string): Promise<CdpClient> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(endpoint, {
-        maxPayload: limits.cdpBrowserMessageBytes,
-        perMessageDeflate: false,
-      });
-      ws.once('open', () => resolve(new CdpClient(ws)));
-      ws.once('error', reject);
-    });
+    return client;
   }
 
   get open(): boolean {
-    return this.ws.readyState === WebSocket.OPEN;
+    return !this.ended;
   }
 
   send(
@@ -55,16 +41,26 @@ export class CdpClient extends EventEmitter {
     params: Record<string, unknown> = {},
     sessionId?: string,
   ): Promise<Record<string, unknown>> {
-    if (!this.open) return Promise.reject(new Error('CDP connection closed'));
+    if (this.ended || !this.session) return Promise.reject(new Error('CDP connection closed'));
     const id = this.nextId++;
+    const session = this.session;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+      session.send({ id, method, params, ...(sessionId ? { sessionId } : {}) });
     });
   }
 
   close(): void {
-    this.ws.close();
+    this.session?.close();
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const p of this.pending.values()) p.reject(new Error('CDP connection closed'));
+    this.pending.clear();
+    this.emit('close');
   }
 
   private receive(text: string): void {

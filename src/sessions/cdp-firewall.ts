@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CdpCommand } from './cdp-pipe.ts';
 import type { NetPolicy } from './net-policy.ts';
 
 export interface FirewallScope {
@@ -11,16 +12,11 @@ export interface FirewallScope {
 }
 
 export type Verdict =
-  | { kind: 'forward'; text: string }
+  | { kind: 'forward'; command: CdpCommand }
   | { kind: 'refuse'; reply: string; method: string; reason: string }
   | { kind: 'invalid'; reason: string };
 
-interface CdpRequest {
-  id: number;
-  method: string;
-  params?: Record<string, unknown>;
-  sessionId?: string;
-}
+type CdpRequest = CdpCommand;
 
 /**
  * Methods refused outright: each would reach past the session's browser (its host's files,
@@ -69,13 +65,17 @@ export function inspectClientMessage(text: string, scope: FirewallScope): Verdic
     message === null ||
     typeof message.id !== 'number' ||
     typeof message.method !== 'string' ||
-    (message.params !== undefined && (typeof message.params !== 'object' || message.params === null))
+    (message.params !== undefined && (typeof message.params !== 'object' || message.params === null)) ||
+    (message.sessionId !== undefined && typeof message.sessionId !== 'string')
   ) {
-    return { kind: 'invalid', reason: 'a CDP message needs a numeric id, a method and object params' };
+    return {
+      kind: 'invalid',
+      reason: 'a CDP message needs a numeric id, a method, object params and a string sessionId if any',
+    };
   }
   const reason = refusal(message, scope);
-  if (reason === undefined) return { kind: 'forward', text };
-  if (typeof reason === 'object') return { kind: 'forward', text: JSON.stringify(reason) };
+  if (reason === undefined) return { kind: 'forward', command: message };
+  if (typeof reason === 'object') return { kind: 'forward', command: reason };
   const reply = {
     id: message.id,
     error: { code: -32000, message: `Quire refused ${message.method}: ${reason}.` },

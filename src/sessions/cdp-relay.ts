@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import WebSocket from 'ws';
 import { limits } from '../limits.ts';
 import { type FirewallScope, inspectClientMessage } from './cdp-firewall.ts';
+import type { BrowserPipe, PipeSession } from './cdp-pipe.ts';
+import { RelaySpool } from './relay-spool.ts';
 
 export interface RelayHooks {
   /** A client sent a command: the session is in use. */
@@ -10,58 +14,94 @@ export interface RelayHooks {
 
 /**
  * Relay one client's CDP connection to the browser, message by message, through the
- * firewall. Each client gets its own upstream connection, so message ids never collide and a
- * client leaving (or reconnecting) touches nobody else; the session lives on until its ttl.
+ * firewall. Each client gets a browser session of its own on the browser's pipe, so message ids
+ * never collide and a client leaving (or reconnecting) touches nobody else; the session lives
+ * on until its ttl. `spoolDir` (in the session's folder) holds what a slow client has not read.
  */
-export function relayCdp(client: WebSocket, endpoint: string, scope: FirewallScope, hooks: RelayHooks): void {
-  // No Origin upstream: Chromium refuses DevTools connections from foreign origins.
-  const upstream = new WebSocket(endpoint, {
-    maxPayload: limits.cdpBrowserMessageBytes,
-    perMessageDeflate: false,
-  });
+export function relayCdp(
+  client: WebSocket,
+  pipe: BrowserPipe,
+  scope: FirewallScope,
+  spoolDir: string,
+  hooks: RelayHooks,
+): void {
+  let upstream: PipeSession | undefined;
+  let closed = false;
   const queued: string[] = [];
+  const spool = new RelaySpool(path.join(spoolDir, `relay-${randomUUID()}`));
+  let spooling = false;
   const closeBoth = (code: number, reason: string) => {
+    if (closed) return;
+    closed = true;
     if (client.readyState === WebSocket.OPEN) client.close(code, reason);
-    if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING)
-      upstream.terminate();
+    upstream?.close();
+    spool.close();
   };
 
-  upstream.on('open', () => {
-    for (const text of queued.splice(0)) upstream.send(text);
-  });
-  // A client that stops reading would have Quire queue the browser's output without end: stop
-  // reading from the browser for it until it catches up (the browser then queues, and drops the
-  // connection past its own cap).
-  const resumeIfDrained = () => {
-    if (upstream.isPaused && client.bufferedAmount <= limits.cdpClientBufferedBytes / 2) upstream.resume();
+  // A client that stops reading would have Quire hold the browser's output without end: past
+  // cdpClientBufferedBytes its messages wait in the spool (on disk, in the session's folder)
+  // and are sent, in order, as it catches up.
+  const drain = () => {
+    while (spooling && !closed && client.bufferedAmount <= limits.cdpClientBufferedBytes / 2) {
+      const next = spool.shift();
+      if (next === undefined) {
+        spooling = false;
+        return;
+      }
+      client.send(next, drain);
+    }
   };
-  upstream.on('message', (data, isBinary) => {
-    if (client.readyState !== WebSocket.OPEN) return;
-    client.send(data, { binary: isBinary }, resumeIfDrained);
-    if (client.bufferedAmount > limits.cdpClientBufferedBytes && !upstream.isPaused) upstream.pause();
-  });
-  upstream.on('close', () => closeBoth(1011, 'the browser closed the connection'));
-  upstream.on('error', () => closeBoth(1011, 'the browser is not reachable'));
-
-  client.on('message', (data, isBinary) => {
-    if (isBinary) {
-      closeBoth(1003, 'CDP messages are JSON text');
+  const toClient = (text: string) => {
+    if (closed || client.readyState !== WebSocket.OPEN) return;
+    if (spooling || client.bufferedAmount > limits.cdpClientBufferedBytes) {
+      spooling = true;
+      try {
+        spool.push(text);
+      } catch {
+        closeBoth(1011, 'the client does not read, and its session has no disk left to hold what it missed');
+      }
       return;
     }
-    const verdict = inspectClientMessage(data.toString(), scope);
+    client.send(text, drain);
+  };
+
+  pipe
+    .openSession({
+      message: toClient,
+      closed: () => closeBoth(1011, 'the browser closed the connection'),
+    })
+    .then((session) => {
+      if (closed) {
+        session.close();
+        return;
+      }
+      upstream = session;
+      for (const text of queued.splice(0)) forward(text);
+    })
+    .catch(() => closeBoth(1011, 'the browser is not reachable'));
+
+  const forward = (text: string) => {
+    const verdict = inspectClientMessage(text, scope);
     switch (verdict.kind) {
       case 'invalid':
         closeBoth(1007, verdict.reason);
         return;
       case 'refuse':
         hooks.onRefused(verdict.method, verdict.reason);
-        client.send(verdict.reply);
+        toClient(verdict.reply);
         return;
       case 'forward':
         hooks.onActivity();
-        if (upstream.readyState === WebSocket.OPEN) upstream.send(verdict.text);
-        else queued.push(verdict.text);
+        upstream!.send(verdict.command);
     }
+  };
+  client.on('message', (data, isBinary) => {
+    if (isBinary) {
+      closeBoth(1003, 'CDP messages are JSON text');
+      return;
+    }
+    if (upstream) forward(data.toString());
+    else queued.push(data.toString());
   });
   client.on('close', () => closeBoth(1000, 'client left'));
   client.on('error', () => closeBoth(1011, 'client error'));

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { limits } from '../limits.ts';
+import { lowerPriority, niced } from './priority.ts';
 
 export interface ExecuteResult {
   stdout: string;
@@ -51,33 +52,32 @@ export function runExecute(opts: {
   onStart: (kill: () => void) => () => void;
 }): Promise<ExecuteResult> {
   fs.mkdirSync(opts.scratchDir, { recursive: true });
-  const child = spawn(
-    process.execPath,
-    [
-      '--permission',
-      `--allow-fs-read=${playwrightDir}`,
-      `--allow-fs-read=${runner}`,
-      `--allow-fs-read=${opts.scratchDir}`,
-      `--allow-fs-write=${opts.scratchDir}`,
-      // Playwright probes these at load to detect WSL; they are harmless to read.
-      '--allow-fs-read=/proc/sys/fs/binfmt_misc/WSLInterop',
-      '--allow-fs-read=/run/WSL',
-      `--max-old-space-size=${limits.executeHeapMb}`,
-      runner,
-    ],
-    {
-      // Its own process group, as the browsers: a restart after a crash finds and kills it.
-      detached: true,
-      cwd: opts.scratchDir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        TMPDIR: opts.scratchDir,
-        HOME: opts.scratchDir,
-        QUIRE_EXECUTE_CDP_URL: opts.cdpUrl,
-      },
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  const [command, args] = niced(process.execPath, [
+    '--permission',
+    `--allow-fs-read=${playwrightDir}`,
+    `--allow-fs-read=${runner}`,
+    `--allow-fs-read=${opts.scratchDir}`,
+    `--allow-fs-write=${opts.scratchDir}`,
+    // Playwright probes these at load to detect WSL; they are harmless to read.
+    '--allow-fs-read=/proc/sys/fs/binfmt_misc/WSLInterop',
+    '--allow-fs-read=/run/WSL',
+    `--max-old-space-size=${limits.executeHeapMb}`,
+    runner,
+  ]);
+  const child = spawn(command, args, {
+    // Its own process group, as the browsers: a restart after a crash finds and kills it.
+    detached: true,
+    cwd: opts.scratchDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      TMPDIR: opts.scratchDir,
+      HOME: opts.scratchDir,
+      QUIRE_EXECUTE_CDP_URL: opts.cdpUrl,
     },
-  );
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  // Caller code may spin: it runs below conversions, as the browsers do.
+  if (child.pid !== undefined) lowerPriority(child.pid);
   const stdout = bounded(child.stdout!, limits.executeOutputBytes);
   const stderr = bounded(child.stderr!, limits.executeOutputBytes);
   const result = bounded(child.stdio[3] as Readable, limits.executeOutputBytes);

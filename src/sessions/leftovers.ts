@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -28,4 +29,23 @@ function readCmdline(pid: number): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Chromium keeps its process-singleton socket in a folder of its own in the host's temporary
+ * folder (`org.chromium.Chromium.*`, which the profile's SingletonSocket links to) and removes it
+ * only when it exits cleanly: every browser that was killed left one behind (found by the soak).
+ * The folder, for the session to remove when it ends; undefined when the link names none there.
+ */
+export async function singletonFolder(userDataDir: string): Promise<string | undefined> {
+  let socket: string;
+  try {
+    socket = await fs.promises.readlink(path.join(userDataDir, 'SingletonSocket'));
+  } catch {
+    return undefined;
+  }
+  const folder = path.dirname(socket);
+  const ours =
+    path.dirname(folder) === os.tmpdir() && /^org\.chromium\.Chromium\.\w+$/.test(path.basename(folder));
+  return ours ? folder : undefined;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { folderBytes } from './disk-usage.ts';
 
 /**
  * Parts of a Chromium profile that are caches, crash state or this run's own files: left out
@@ -10,6 +11,7 @@ const transient = new Set([
   'Cache',
   'Code Cache',
   'GPUCache',
+  'GPUPersistentCache',
   'DawnCache',
   'DawnGraphiteCache',
   'DawnWebGPUCache',
@@ -20,12 +22,17 @@ const transient = new Set([
   'Crash Reports',
   'component_crx_cache',
   'Service Worker/CacheStorage',
+  'Shared Dictionary/cache',
+  'blob_storage',
   'DevToolsActivePort',
   'SingletonLock',
   'SingletonSocket',
   'SingletonCookie',
   'BrowserMetrics',
 ]);
+
+/** Whether a path relative to the user-data-dir is one of those left out. */
+const isTransient = (relative: string) => transient.has(relative.replace(/^Default\//, ''));
 
 /**
  * Named profiles, per team: a saved copy of a session's user-data-dir. A session starts from a
@@ -52,8 +59,19 @@ export class Profiles {
     await fs.promises.cp(saved, userDataDir, { recursive: true, force: true });
   }
 
-  /** Replace the saved profile with the session's, swapping folders so a crash leaves one whole. */
-  async save(team: string, name: string, userDataDir: string): Promise<void> {
+  /**
+   * Replace the saved profile with the session's, swapping folders so a crash leaves one whole;
+   * unless what would be saved takes more than `maxBytes`, measured before anything is copied,
+   * which leaves the saved profile as it was.
+   */
+  async save(
+    team: string,
+    name: string,
+    userDataDir: string,
+    maxBytes: number,
+  ): Promise<{ saved: boolean; bytes: number }> {
+    const bytes = await folderBytes(userDataDir, isTransient);
+    if (bytes > maxBytes) return { saved: false, bytes };
     const saved = this.dir(team, name);
     const fresh = `${saved}.new`;
     const old = `${saved}.old`;
@@ -61,12 +79,13 @@ export class Profiles {
     await fs.promises.mkdir(this.root, { recursive: true });
     await fs.promises.cp(userDataDir, fresh, {
       recursive: true,
-      filter: (source) => !transient.has(path.relative(userDataDir, source).replace(/^Default\//, '')),
+      filter: (source) => !isTransient(path.relative(userDataDir, source)),
     });
     await fs.promises.rm(old, { recursive: true, force: true });
     if (fs.existsSync(saved)) await fs.promises.rename(saved, old);
     await fs.promises.rename(fresh, saved);
     await fs.promises.rm(old, { recursive: true, force: true });
+    return { saved: true, bytes };
   }
 
   async remove(team: string, name: string): Promise<boolean> {

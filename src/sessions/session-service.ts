@@ -7,6 +7,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { limits } from '../limits.ts';
+import { Slots } from '../quota/slots.ts';
 import type { SessionRecord, SessionStatus, Store } from '../store/store.ts';
 import { Admission } from './admission.ts';
 import { BrowserProcess, killGroup } from './browser-process.ts';
@@ -15,10 +16,11 @@ import type { FirewallScope } from './cdp-firewall.ts';
 import { relayCdp } from './cdp-relay.ts';
 import { EgressProxy } from './egress-proxy.ts';
 import { type ExecuteResult, runExecute } from './execute.ts';
-import { leftoverProcesses } from './leftovers.ts';
+import { leftoverProcesses, singletonFolder } from './leftovers.ts';
 import { LiveView } from './live-view.ts';
 import { NetPolicy } from './net-policy.ts';
 import { Profiles } from './profiles.ts';
+import { hostCgroups, ResourceWatchdog } from './resource-watchdog.ts';
 import { SessionClock } from './session-clock.ts';
 import { matchToken, SessionTokens, type TokenScope, UUID, uuidv7 } from './tokens.ts';
 
@@ -69,6 +71,12 @@ interface Held {
   clock: SessionClock;
   sockets: Set<WebSocket>;
   executions: Set<() => void>;
+  /** Stops the resource watchdog looking at this session. */
+  unwatch: () => void;
+  /** It went over its disk cap: its profile is not saved, whatever size it has now. */
+  overDisk: boolean;
+  /** Chromium's singleton folder in the host's TMPDIR, removed with the session (see leftovers.ts). */
+  singletonFolder: string | undefined;
   ending: Promise<void> | undefined;
 }
 
@@ -94,6 +102,13 @@ export class SessionService {
   private readonly runRoot: string;
   private readonly held = new Map<string, Held>();
   private readonly admission: Admission;
+  /**
+   * Browsers starting at once: they start at low priority, and on a busy machine many starting
+   * together share what CPU is left so thinly that all could run past their start deadline; in
+   * line, each gets its share and the wait is not counted against it.
+   */
+  private readonly launchSlots = new Slots(limits.sessionLaunches);
+  private readonly watchdog: ResourceWatchdog;
   private readonly cdpSockets = new WebSocketServer({
     noServer: true,
     maxPayload: limits.cdpClientMessageBytes,
@@ -113,6 +128,11 @@ export class SessionService {
     this.store = store;
     this.config = config;
     this.admission = new Admission(config);
+    this.watchdog = new ResourceWatchdog({
+      memoryMb: config.QUIRE_SESSION_MEMORY_MB,
+      diskMb: config.QUIRE_SESSION_DISK_MB,
+      processes: limits.sessionProcesses,
+    });
     this.log = { info() {}, warn() {}, error() {} };
     this.tokens = SessionTokens.load(config.QUIRE_SESSION_SECRET, config.QUIRE_DATA_DIR);
     this.policy = new NetPolicy(
@@ -130,6 +150,17 @@ export class SessionService {
   async start(): Promise<void> {
     await this.cleanUpLeftovers();
     this.proxyPort = await this.proxy.listen();
+    this.log.info(
+      {
+        enforcedBy: 'a /proc and du watchdog (no cgroup per session)',
+        hostCgroups: hostCgroups(),
+        memoryMb: this.config.QUIRE_SESSION_MEMORY_MB,
+        diskMb: this.config.QUIRE_SESSION_DISK_MB,
+        processes: limits.sessionProcesses,
+        nice: limits.sessionNice,
+      },
+      'session limits',
+    );
   }
 
   useLogger(log: Logger): void {
@@ -241,6 +272,9 @@ export class SessionService {
       }),
       sockets: new Set(),
       executions: new Set(),
+      unwatch: () => {},
+      overDisk: false,
+      singletonFolder: undefined,
       ending: undefined,
     };
     this.held.set(id, held);
@@ -256,14 +290,32 @@ export class SessionService {
       await fs.promises.mkdir(dir, { recursive: true });
     }
     if (record.profileName) await this.profiles.restore(record.team, record.profileName, userDataDir);
-    const browser = await BrowserProcess.launch({
-      executable: this.config.QUIRE_CHROMIUM_PATH,
-      userDataDir,
-      proxyPort: this.proxyPort,
-      homeDir,
-    });
+    const free = await this.launchSlots.acquire();
+    let browser: BrowserProcess;
+    try {
+      browser = await BrowserProcess.launch({
+        executable: this.config.QUIRE_CHROMIUM_PATH,
+        userDataDir,
+        proxyPort: this.proxyPort,
+        homeDir,
+        memoryMb: this.config.QUIRE_SESSION_MEMORY_MB,
+      });
+    } finally {
+      free();
+    }
     held.browser = browser;
+    // Read now: a browser that is killed while it shuts down may have removed its link already.
+    held.singletonFolder = await singletonFolder(userDataDir);
     record.pid = browser.pid;
+    held.unwatch = this.watchdog.watch({
+      pgid: browser.pid,
+      dir: held.dir,
+      over: (reason, cap) => {
+        this.log.warn({ sessionId: record.id, reason }, 'session over its limits');
+        held.overDisk = cap === 'diskMb';
+        void this.end(held, reason);
+      },
+    });
     void browser.exited.then((exit) => {
       if (held.ending) return;
       const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
@@ -271,7 +323,7 @@ export class SessionService {
       void this.end(held, `the browser exited unexpectedly (${how})`);
     });
     await this.store.setSessionPid(record.id, browser.pid);
-    const cdp = await CdpClient.connect(browser.wsEndpoint);
+    const cdp = await CdpClient.open(browser.pipe);
     held.cdp = cdp;
     cdp.on('event', (event: CdpEvent) => this.watchTabs(held, event));
     held.live = new LiveView(cdp, () => held.clock.touch());
@@ -302,8 +354,10 @@ export class SessionService {
   private end(held: Held, reason: string): Promise<void> {
     held.ending ??= (async () => {
       const { record } = held;
+      let closeReason = reason;
       try {
         held.clock.stop();
+        held.unwatch();
         held.live?.end(reason);
         for (const socket of held.sockets) socket.close(1000, 'session destroyed');
         for (const kill of held.executions) kill();
@@ -316,22 +370,37 @@ export class SessionService {
           );
         }
         cdp?.close();
-        if (browser && record.profileName && record.profileWriter) {
-          await this.profiles.save(record.team, record.profileName, path.join(held.dir, 'profile'));
+        if (browser && record.profileName && record.profileWriter && held.overDisk) {
+          closeReason = `${reason}; its profile "${record.profileName}" was not saved: the session went over its disk cap`;
+        } else if (browser && record.profileName && record.profileWriter) {
+          const capMb = this.config.QUIRE_SESSION_DISK_MB;
+          const saved = await this.profiles.save(
+            record.team,
+            record.profileName,
+            path.join(held.dir, 'profile'),
+            capMb * 2 ** 20,
+          );
+          if (!saved.saved) {
+            // The caller learns it from the session's closeReason; the saved profile stays as it was.
+            closeReason = `${reason}; its profile "${record.profileName}" was not saved: it took ${Math.round(saved.bytes / 2 ** 20)} MB, over the cap of ${capMb} MB`;
+            this.log.warn({ sessionId: record.id, bytes: saved.bytes }, 'profile over its cap, not saved');
+          }
         }
       } catch (err) {
         this.log.error({ err, sessionId: record.id }, 'session did not end cleanly');
       }
       // Whatever failed above, the folder goes and the session is recorded as ended.
+      if (held.singletonFolder)
+        await fs.promises.rm(held.singletonFolder, { recursive: true, force: true }).catch(() => {});
       await fs.promises.rm(held.dir, { recursive: true, force: true }).catch(() => {});
       try {
         await this.store.touchSession(record.id, record.lastActivity);
-        await this.store.markSessionDestroyed(record.id, new Date().toISOString(), reason);
+        await this.store.markSessionDestroyed(record.id, new Date().toISOString(), closeReason);
       } catch (err) {
         this.log.error({ err, sessionId: record.id }, 'session end not recorded');
       }
       this.held.delete(record.id);
-      this.log.info({ sessionId: record.id, reason }, 'session destroyed');
+      this.log.info({ sessionId: record.id, reason: closeReason }, 'session destroyed');
     })();
     return held.ending;
   }
@@ -340,6 +409,7 @@ export class SessionService {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.held.values()].map((h) => this.end(h, 'the server shut down')));
+    this.watchdog.close();
     // Upgraded sockets would hold the HTTP server's close open; a peer that is slow to answer
     // the close handshake is cut off.
     for (const server of [this.cdpSockets, this.viewerSockets]) {
@@ -487,11 +557,18 @@ export class SessionService {
     base: PublicBase,
   ): Promise<Record<string, unknown>> {
     const { held } = await this.authorize(id, token, ['cdp']);
-    const endpoint = new URL(held.browser!.wsEndpoint);
-    const res = await fetch(`http://127.0.0.1:${endpoint.port}/json/version`);
-    const version = (await res.json()) as Record<string, unknown>;
+    const version = held.browser!.version;
     held.clock.touch();
-    return { ...version, webSocketDebuggerUrl: this.urls(id, base).cdpUrl };
+    // The fields Chromium's own /json/version has, from Browser.getVersion (there is no port).
+    const webkit = /AppleWebKit\/([\d.]+)/.exec(version.userAgent)?.[1] ?? '537.36';
+    return {
+      Browser: version.product,
+      'Protocol-Version': version.protocolVersion,
+      'User-Agent': version.userAgent,
+      'V8-Version': version.jsVersion,
+      'WebKit-Version': `${webkit} (${version.revision})`,
+      webSocketDebuggerUrl: this.urls(id, base).cdpUrl,
+    };
   }
 
   async livePage(id: string, token: string | undefined): Promise<void> {
@@ -532,7 +609,7 @@ export class SessionService {
           held.sockets.add(ws);
           ws.once('close', () => held.sockets.delete(ws));
           if (kind === 'cdp') {
-            relayCdp(ws, held.browser!.wsEndpoint, held.scope, {
+            relayCdp(ws, held.browser!.pipe, held.scope, held.dir, {
               onActivity: () => held.clock.touch(),
               onRefused: (method, reason) =>
                 this.log.info({ sessionId: id, method, reason }, 'CDP command refused'),

@@ -1,8 +1,8 @@
 import type { Config } from '../../config.ts';
 import { limits } from '../../limits.ts';
+import { Slots } from '../../quota/slots.ts';
 import { isJsonObject, type JsonObject } from '../json.ts';
 import type { ModelSettings } from '../plan.ts';
-import { Slots } from './slots.ts';
 
 /**
  * One small interface over any OpenAI-compatible chat endpoint (OpenAI, Azure OpenAI, Ollama,

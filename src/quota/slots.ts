@@ -1,6 +1,6 @@
 /**
- * At most `limit` model calls in flight from this process; more wait in order. A waiter whose
- * request is cancelled (its deadline, its client gone) leaves the line.
+ * At most `limit` holders at once (model calls in flight, browsers starting); more wait in
+ * order. A waiter whose request is cancelled (its deadline, its client gone) leaves the line.
  */
 export class Slots {
   private running = 0;
@@ -11,20 +11,20 @@ export class Slots {
     this.limit = limit;
   }
 
-  async acquire(signal: AbortSignal): Promise<() => void> {
-    signal.throwIfAborted();
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
     if (this.running >= this.limit) {
       await new Promise<void>((resolve, reject) => {
         const wake = () => {
-          signal.removeEventListener('abort', onAbort);
+          signal?.removeEventListener('abort', onAbort);
           resolve();
         };
         const onAbort = () => {
           this.waiting.splice(this.waiting.indexOf(wake), 1);
-          reject(signal.reason);
+          reject(signal?.reason);
         };
         this.waiting.push(wake);
-        signal.addEventListener('abort', onAbort, { once: true });
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
     } else this.running++;
     let released = false;
