@@ -99,7 +99,7 @@ export class ConversionPool {
 }
 
 /** Resident memory of a process, from /proc (0 once it is gone, or where there is no /proc). */
-function residentBytes(pid: number): number {
+export function residentBytes(pid: number): number {
   try {
     const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'));
     return kb ? Number(kb[1]) * 1024 : 0;

@@ -5,6 +5,7 @@ import { readOdfMeta } from '../odf/meta.ts';
 import { childrenNamed, parseXml, XmlBudget } from '../package/xml.ts';
 import { openZip, type ZipPackage } from '../package/zip.ts';
 import { cutOdsContent } from './defuse-sheet.ts';
+import { capNumberStyleDigits } from './ods-number-styles.ts';
 import { checkOdsRepeats } from './ods-repeats.ts';
 import { readWorkbookPackage } from './read-workbook-package.ts';
 import { fromSheetJs, parsePackage, type SheetJsContainer, type SheetJsEntry } from './sheetjs.ts';
@@ -66,6 +67,7 @@ function readOds(zip: ZipPackage): ReadWorkbook {
         `${name} declares XML entities, which are never expanded; the workbook was refused.`,
       );
     }
+    if (name === 'content.xml' || name === 'styles.xml') data = capNumberStyleDigits(data);
     if (name === 'content.xml') {
       const defused = cutOdsContent(data, limits.spreadsheetOdsContentBytes);
       data = Buffer.from(defused.bytes.buffer, defused.bytes.byteOffset, defused.bytes.byteLength);

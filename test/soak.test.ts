@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { runSoak, type SoakReport, soakSection } from '../scripts/soak.ts';
+
+/**
+ * `npm run soak` for three minutes: mixed load of two teams over every corpus format and option,
+ * with browser sessions coming and going, against a real server. The memory slope needs a longer
+ * run to mean anything, so it is only reported here (`npm run soak` measures it over 30 minutes).
+ */
+describe('a three-minute soak', () => {
+  let report: SoakReport;
+  before(
+    async () => {
+      report = await runSoak({ minutes: 3, clients: 4, log: (line) => process.stderr.write(`${line}\n`) });
+      process.stderr.write(soakSection(report));
+    },
+    { timeout: 10 * 60_000 },
+  );
+
+  it('answers every request, and none with a 5xx', () => {
+    assert.ok(report.requests > 0);
+    assert.equal(report.serverErrors, 0, JSON.stringify(report.statuses));
+    assert.deepEqual(report.clientFailures, {});
+  });
+
+  it('creates, drives and ends sessions without a failure', () => {
+    assert.ok(report.sessions.created > 0);
+    assert.deepEqual(report.sessions.failures, {});
+  });
+
+  it('leaves no file descriptor, session folder or browser process behind', () => {
+    assert.equal(report.fds.leaked, 0, JSON.stringify(report.fds));
+    assert.deepEqual(report.sessionFoldersLeft, []);
+    assert.deepEqual(report.browsersLeft, []);
+  });
+
+  it('leaves no temporary file behind', () => {
+    assert.deepEqual(report.tempFilesLeft, []);
+  });
+});
