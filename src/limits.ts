@@ -112,6 +112,18 @@ export const limits = {
   llmResponseBytes: 4 * MiB,
   /** Characters of a model's error message kept in a warning (upstream keeps 300). */
   llmErrorChars: 300,
+  /**
+   * Block quotes nested in one Markdown line: micromark re-checks every open quote on each line,
+   * so time grows with the square of the depth (20,000 deep: 3 s; 80,000: over a minute). No
+   * document nests quotes past a few levels; 100 costs nothing.
+   */
+  markdownQuoteDepth: 100,
+  /**
+   * Reference definitions in one Markdown file: micromark looks each reference up in a list of
+   * the definitions seen, so time grows with the square of their number (10,000: 6 s). A long
+   * document with a footnote-style link list has a few hundred.
+   */
+  markdownDefinitions: 2_000,
   /** The contract's upload limit ("Maximum 50 MB per request"); enforced while streaming. */
   uploadBytes: 50 * MiB,
   /**

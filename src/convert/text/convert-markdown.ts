@@ -9,7 +9,8 @@ import { toHast } from 'mdast-util-to-hast';
 import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import type { DocumentMetadata } from '../../document/model.ts';
-import type { Converter } from '../converter.ts';
+import { limits } from '../../limits.ts';
+import { ConversionError, type Converter } from '../converter.ts';
 import { htmlToTree } from '../html/convert-html.ts';
 import { decodeUpload } from './decode-upload.ts';
 
@@ -23,6 +24,7 @@ import { decodeUpload } from './decode-upload.ts';
  */
 export const convertMarkdown: Converter = (input) => {
   const { text, contentType } = decodeUpload(input.bytes, 'text/markdown');
+  checkMarkdownShape(text);
   const mdast = fromMarkdown(text, {
     extensions: [gfm(), frontmatter()],
     mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown()],
@@ -69,4 +71,31 @@ function frontMatterAsCode(mdast: MdastRoot): void {
   mdast.children = mdast.children.map((node) =>
     node.type === 'yaml' ? { type: 'code', lang: 'yaml', value: node.value, position: node.position } : node,
   );
+}
+
+const QUOTE_PREFIX = /^(?:[ \t]{0,3}>)+/gm;
+const DEFINITION = /^ {0,3}\[[^\]\n]{1,999}\]:/gm;
+
+/**
+ * Refuses Markdown whose shape would cost micromark time with the square of its size (see
+ * limits.markdownQuoteDepth and markdownDefinitions), before it is parsed: one linear scan.
+ */
+function checkMarkdownShape(text: string): void {
+  for (const m of text.matchAll(QUOTE_PREFIX)) {
+    let depth = 0;
+    for (const c of m[0]) if (c === '>') depth++;
+    if (depth > limits.markdownQuoteDepth)
+      throw new ConversionError(
+        'RESOURCE_LIMIT',
+        `The Markdown nests block quotes ${depth} deep; at most ${limits.markdownQuoteDepth} are read.`,
+      );
+  }
+  let definitions = 0;
+  for (const _ of text.matchAll(DEFINITION)) {
+    if (++definitions > limits.markdownDefinitions)
+      throw new ConversionError(
+        'RESOURCE_LIMIT',
+        `The Markdown has more than ${limits.markdownDefinitions} link reference definitions, more than Quire reads.`,
+      );
+  }
 }
