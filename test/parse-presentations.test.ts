@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import CFB from 'cfb';
-import { corpusDir, corpusFile, parse, useServer } from './helpers/server.ts';
+import { reference, tableRows } from './helpers/references.ts';
+import { corpusFile, parse, useServer } from './helpers/server.ts';
 import { zip } from './helpers/zip.ts';
 
 /** The corpus deck with one of its streams replaced by `edit`'s result. */
@@ -60,21 +59,6 @@ function linkedPictureDeck(pictureUrl: string): Buffer {
     },
   ]);
 }
-
-/** A reference file of the corpus (`*.expected.txt`, `*.expected.md`, `*.vectors.json`). */
-const reference = (file: string) => fs.readFileSync(path.join(corpusDir, file), 'utf8');
-
-/** The cells of each row of the Markdown tables in `md`, delimiter rows left out. */
-const tableRows = (md: string) =>
-  md
-    .split('\n')
-    .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
 
 /** Real slide decks from the shared corpus, through HTTP, asserting on what they say. */
 describe('presentations', () => {

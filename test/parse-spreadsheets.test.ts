@@ -1,28 +1,12 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
 import CFB from 'cfb';
-import { corpusDir, corpusFile, parse, useServer } from './helpers/server.ts';
+import { reference, tableRows } from './helpers/references.ts';
+import { corpusFile, parse, useServer } from './helpers/server.ts';
 import { worksheet, xlsx, type ZipEntry, zip } from './helpers/zip.ts';
-
-/** A reference file of the corpus (`*.expected.txt`, `*.expected.md`, `*.vectors.json`). */
-const reference = (file: string) => fs.readFileSync(path.join(corpusDir, file), 'utf8');
-
-/** The cells of each row of the Markdown tables in `md` (delimiter rows left out, `\|` read as `|`). */
-const tableRows = (md: string) =>
-  md
-    .split('\n')
-    .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim().replaceAll('\\|', '|')),
-    );
 
 /**
  * Each row of a LibreOffice text reference (cells joined by " | ") is a row of one of the
