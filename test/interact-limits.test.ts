@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Profiles } from '../src/sessions/profiles.ts';
 import { type RunningServer, startServer, useServer } from './helpers/server.ts';
 import {
@@ -18,6 +17,7 @@ import {
   openCdp,
   type RawCdp,
   recordedPid,
+  useLoopbackSite,
   waitFor,
 } from './helpers/sessions.ts';
 
@@ -30,7 +30,6 @@ const diskCapMb = 64;
  * tab apart), and a download of `?mb=` megabytes, streamed as fast as the browser takes it.
  */
 function useLimitsSite(): () => string {
-  let base = '';
   const chunk = Buffer.alloc(MiB, 7);
   const site = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site.invalid');
@@ -58,15 +57,7 @@ function useLimitsSite(): () => string {
     }
     res.writeHead(404).end();
   });
-  before(async () => {
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    site.closeAllConnections();
-    site.close();
-  });
-  return () => base;
+  return useLoopbackSite(site);
 }
 
 /** The session as GET shows it once it is destroyed (waiting is for an event, not a time). */

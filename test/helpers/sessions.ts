@@ -96,13 +96,26 @@ export async function waitFor<T>(
   }
 }
 
+/** Serves `site` on a loopback port for a `describe` block; the getter gives its base URL. */
+export function useLoopbackSite(site: http.Server): () => string {
+  let base = '';
+  before(async () => {
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    site.closeAllConnections();
+    site.close();
+  });
+  return () => base;
+}
+
 /**
  * The pages the session browsers visit, on loopback: a form that greets, a page that sets a
  * persistent cookie and local storage, a redirect to a name of this machine, and a button
  * that counts its presses beside a text input.
  */
 export function useTestSite(): () => string {
-  let base = '';
   const site = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site.invalid');
     const html = (body: string, headers: Record<string, string> = {}) => {
@@ -151,15 +164,7 @@ export function useTestSite(): () => string {
         res.writeHead(404).end();
     }
   });
-  before(async () => {
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    site.closeAllConnections();
-    site.close();
-  });
-  return () => base;
+  return useLoopbackSite(site);
 }
 
 /** A second, ordinary headless Chromium (the system one) to open live views in. */
