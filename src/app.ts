@@ -32,6 +32,7 @@ export async function createApp(config: Config): Promise<App> {
     workers: config.QUIRE_WORKERS,
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: config.QUIRE_QUEUE_SIZE,
+    reserveMs: config.QUIRE_FAIR_RESERVE_MS,
   });
   const sessions = new SessionService(store, config);
   const server = buildServer({

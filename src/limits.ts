@@ -57,6 +57,15 @@ export const limits = {
    */
   fairUsageHalfLifeMs: 60_000,
   /**
+   * How long a team counts as still active after its last parse was asked for or answered:
+   * while it holds no worker, a team that holds one leaves one free for it. A client's round
+   * trip between two requests is milliseconds to a second or two; 5 s covers it with room,
+   * and a team that has gone keeps a worker idle for at most that long. Without it, another
+   * team's slow files took every worker the moment a small request ended, and the next small
+   * request waited up to their whole timeout (p99 30 s against 62 ms).
+   */
+  fairReserveMs: 5_000,
+  /**
    * Characters of one conversion's outputs together (markdown, html, rawHtml, links, images,
    * pages, blocks). Past it the parse is refused with RESOURCE_LIMIT: a 9.6 KB DOCX answered
    * 447 MB of HTML and a worse one took the API process to 4.4 GB. 160 MB holds a workbook cut

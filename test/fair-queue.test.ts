@@ -3,9 +3,43 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { FairQueue, type WorkerSlot } from '../src/pipeline/fair-queue.ts';
 import { corpusFile, parse, repoRoot, startServer } from './helpers/server.ts';
 
 const run = promisify(execFile);
+
+/** Creates a key for `team` in the server's store. */
+async function keyFor(dataDir: string, team: string): Promise<string> {
+  const cli = await run(
+    process.execPath,
+    [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', team],
+    { env: { ...process.env, QUIRE_DATA_DIR: dataDir } },
+  );
+  return cli.stdout.trim();
+}
+
+/** A 352-page book OCR'd page by page runs far past any timeout used here. */
+function slowParse(server: { url: string; key: string }, timeout: number, controller: AbortController) {
+  return fetchParse(
+    server,
+    corpusFile('pdf/big/pjs-freeculture-352p.pdf'),
+    { parsers: [{ type: 'pdf', mode: 'ocr' }], timeout },
+    server.key,
+    controller,
+  );
+}
+
+/** Marks in `settled` which of `promises` have finished, either way. */
+function watch(promises: Promise<unknown>[]): boolean[] {
+  const settled = promises.map(() => false);
+  for (const [i, p] of promises.entries()) {
+    const done = () => {
+      settled[i] = true;
+    };
+    p.then(done, done);
+  }
+  return settled;
+}
 
 /** Resolves once the server has logged `count` conversions submitted for `team`. */
 async function submitted(output: () => string, team: string, count: number): Promise<void> {
@@ -24,36 +58,13 @@ describe('fair queue', () => {
       QUIRE_LOG_LEVEL: 'debug',
     });
     try {
-      const cli = await run(
-        process.execPath,
-        [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', 'other'],
-        {
-          env: { ...process.env, QUIRE_DATA_DIR: server.dataDir },
-        },
-      );
-      const otherKey = cli.stdout.trim();
-      // A 352-page book OCR'd page by page runs far past these timeouts: each of team
-      // default's conversions holds the worker until its own deadline, never less.
-      const book = corpusFile('pdf/big/pjs-freeculture-352p.pdf');
-      const slow = (timeout: number, controller: AbortController) =>
-        fetchParse(
-          server,
-          book,
-          { parsers: [{ type: 'pdf', mode: 'ocr' }], timeout },
-          server.key,
-          controller,
-        );
-      const first = slow(3000, new AbortController());
+      const otherKey = await keyFor(server.dataDir, 'other');
+      // Each of team default's conversions holds the worker until its own deadline, never less.
+      const first = slowParse(server, 3000, new AbortController());
       await submitted(server.output, 'default', 1);
       const later = new AbortController();
-      const queued = [slow(60_000, later), slow(60_000, later)];
-      const settled: boolean[] = [false, false];
-      for (const [i, p] of queued.entries()) {
-        const done = () => {
-          settled[i] = true;
-        };
-        p.then(done, done);
-      }
+      const queued = [slowParse(server, 60_000, later), slowParse(server, 60_000, later)];
+      const settled = watch(queued);
       await submitted(server.output, 'default', 3);
 
       // Team other arrives last, behind two of team default's conversions.
@@ -75,6 +86,136 @@ describe('fair queue', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('keeps a worker free for a team between two requests while another team floods the rest', async () => {
+    // A reserve far longer than this test, so a busy machine cannot make it lapse.
+    const server = await startServer({
+      QUIRE_WORKERS: '2',
+      QUIRE_TEAM_CONCURRENCY: '8',
+      QUIRE_FAIR_RESERVE_MS: '600000',
+      QUIRE_LOG_LEVEL: 'debug',
+    });
+    try {
+      const otherKey = await keyFor(server.dataDir, 'other');
+      const small = (text: string) =>
+        parse(server, {
+          file: {
+            bytes: `<html><body><h1>${text}</h1><p>Small page.</p></body></html>`,
+            filename: 'small.html',
+          },
+          options: { timeout: 30_000 },
+          key: otherKey,
+        });
+      // Team other has just been served and holds nothing now.
+      assert.equal((await small('First')).status, 200);
+      const flood = new AbortController();
+      const slow = [slowParse(server, 100_000, flood), slowParse(server, 100_000, flood)];
+      const settled = watch(slow);
+      await submitted(server.output, 'default', 2);
+
+      // Without the reserve both workers run team default's book until its 100 s deadline,
+      // and this parse answers 408 after 30 s.
+      const second = await small('Second');
+      assert.equal(second.status, 200, JSON.stringify(second.body));
+      assert.match(second.body.data.markdown, /# Second/);
+      assert.deepEqual(settled, [false, false], 'team default’s conversions still hold a worker or wait');
+      const line = server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"team":"other"') && l.includes('conversion submitted'))
+        .at(-1);
+      assert.match(line ?? '', /"queue":\{"busy":1,"waiting":1,/, 'one book runs, the other waits');
+      flood.abort();
+      await Promise.allSettled(slow);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+/** A queue on a hand-driven clock: `advance` moves time and runs what came due. */
+function queueOnFakeClock(slots: number, reserveMs: number) {
+  let now = 0;
+  let timers: { at: number; fn: () => void }[] = [];
+  const queue = new FairQueue({
+    slots,
+    maxWaiting: 100,
+    usageHalfLifeMs: 60_000,
+    reserveMs,
+    now: () => now,
+    later: (fn, ms) => {
+      const timer = { at: now + ms, fn };
+      timers.push(timer);
+      return () => {
+        timers = timers.filter((t) => t !== timer);
+      };
+    },
+  });
+  const granted: string[] = [];
+  const ask = (team: string): Promise<WorkerSlot> =>
+    queue.acquire({ team, key: `${team}-key` }, new AbortController().signal).then((slot) => {
+      granted.push(team);
+      return slot;
+    });
+  const advance = async (ms: number) => {
+    now += ms;
+    for (const t of timers.filter((t) => t.at <= now)) {
+      timers = timers.filter((x) => x !== t);
+      t.fn();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { queue, ask, advance, granted };
+}
+
+describe('fair queue reserve', () => {
+  it('lets a lone team use every worker', async () => {
+    const { ask, granted } = queueOnFakeClock(3, 5000);
+    await Promise.all([ask('a'), ask('a'), ask('a')]);
+    assert.deepEqual(granted, ['a', 'a', 'a']);
+  });
+
+  it('holds the last worker for a recently served team, then hands it on when the window ends', async () => {
+    const { queue, ask, advance, granted } = queueOnFakeClock(2, 5000);
+    (await ask('b')).release();
+    await ask('a');
+    const second = ask('a');
+    await advance(0);
+    assert.deepEqual(granted, ['b', 'a'], 'team a’s second conversion waits while b may come back');
+    assert.deepEqual(queue.stats(), { busy: 1, waiting: 1, teams: 1 });
+    await advance(4999);
+    assert.equal(granted.length, 2);
+    await advance(1);
+    await second;
+    assert.deepEqual(granted, ['b', 'a', 'a'], 'team b stayed away: a takes the worker');
+  });
+
+  it('gives the held worker to the team it was held for', async () => {
+    const { ask, advance, granted } = queueOnFakeClock(2, 5000);
+    (await ask('b')).release();
+    await ask('a');
+    void ask('a');
+    await advance(1000);
+    await ask('b');
+    assert.deepEqual(granted, ['b', 'a', 'b']);
+  });
+
+  it('holds at most all workers but one, however many teams were seen', async () => {
+    const { ask, advance, granted } = queueOnFakeClock(3, 5000);
+    for (const team of ['b', 'c', 'd', 'e']) (await ask(team)).release();
+    await ask('a');
+    void ask('a');
+    void ask('a');
+    await advance(0);
+    assert.deepEqual(granted.slice(4), ['a'], 'two workers held for four idle teams');
+  });
+
+  it('holds nothing with the reserve off', async () => {
+    const { ask, granted } = queueOnFakeClock(2, 0);
+    (await ask('b')).release();
+    await Promise.all([ask('a'), ask('a')]);
+    assert.deepEqual(granted, ['b', 'a', 'a']);
   });
 });
 

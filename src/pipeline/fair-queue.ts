@@ -28,8 +28,15 @@ export interface FairQueueSettings {
   maxWaiting: number;
   /** How fast a team's past worker time is forgiven: it halves every this many ms. */
   usageHalfLifeMs: number;
+  /**
+   * How long a team counts as still active after its last conversion was asked for or ended:
+   * while it does and holds no worker, another team may not take the last free one.
+   */
+  reserveMs: number;
   /** Milliseconds from some fixed origin; injected so tests and benches need no real clock. */
   now?: () => number;
+  /** Runs `fn` after `ms`; injected with `now`. Returns a cancel function. */
+  later?: (fn: () => void, ms: number) => () => void;
 }
 
 /**
@@ -41,7 +48,13 @@ export interface FairQueueSettings {
  * - among the teams that may take one, the team that used the least worker time lately goes
  *   first (time held, halving every `usageHalfLifeMs`), then the one waiting longest: a team
  *   whose files take ten times as long gets a tenth of the turns;
- * - within a team, its keys take turns, so one script cannot starve a colleague's.
+ * - within a team, its keys take turns, so one script cannot starve a colleague's;
+ * - a team that already holds a worker may not take the last free ones while other teams were
+ *   active within `reserveMs` and hold none: one worker stays free for each (all but one at
+ *   most), so a team between two requests (a client's round trip) does not come back to every
+ *   worker held for minutes by another team's slow files. Workers cannot be taken back from a
+ *   conversion once it runs, so this is the only way to keep a team's latency while another
+ *   floods the service; a lone team still uses every worker.
  * The cluster mode's queue keeps the same rules over shared state.
  */
 export class FairQueue {
@@ -54,16 +67,28 @@ export class FairQueue {
   /** Arrival number of each team's oldest waiting ticket, for ties. */
   private readonly oldest = new Map<string, number>();
   private readonly usage = new Map<string, { ms: number; at: number }>();
+  /** When each team last asked for or gave back a worker, for the reserve. */
+  private readonly lastSeen = new Map<string, number>();
+  private cancelWakeUp: (() => void) | undefined;
   private arrivals = 0;
 
   constructor(settings: FairQueueSettings) {
-    this.settings = { now: () => performance.now(), ...settings };
+    this.settings = {
+      now: () => performance.now(),
+      later: (fn, ms) => {
+        const timer = setTimeout(fn, ms);
+        timer.unref();
+        return () => clearTimeout(timer);
+      },
+      ...settings,
+    };
   }
 
   /** Waits for a worker for `who`; refuses at once when the queue is full, or when `signal` aborts. */
   acquire(who: Requester, signal: AbortSignal): Promise<WorkerSlot> {
     signal.throwIfAborted();
-    if (this.busy < this.settings.slots && this.waitingCount === 0) return Promise.resolve(this.start(who));
+    this.lastSeen.set(who.team, this.settings.now());
+    if (this.waitingCount === 0 && this.mayStart(who.team)) return Promise.resolve(this.start(who));
     if (this.waitingCount >= this.settings.maxWaiting) return Promise.reject(new QueueFullError());
     return new Promise((resolve, reject) => {
       const ticket: Ticket = {
@@ -102,6 +127,7 @@ export class FairQueue {
         if (left > 0) this.running.set(who.team, left);
         else this.running.delete(who.team);
         this.charge(who.team, this.settings.now() - startedAt);
+        this.lastSeen.set(who.team, this.settings.now());
         this.dispatch();
       },
     };
@@ -142,8 +168,14 @@ export class FairQueue {
   }
 
   private dispatch(): void {
+    this.cancelWakeUp?.();
+    this.cancelWakeUp = undefined;
     while (this.busy < this.settings.slots && this.waitingCount > 0) {
       const team = this.nextTeam();
+      if (team === undefined) {
+        this.wakeUpWhenReserveEnds();
+        return;
+      }
       const keys = this.waiting.get(team)!;
       // The key whose turn it is goes to the back of the line once served.
       const [key, tickets] = keys.entries().next().value!;
@@ -160,12 +192,14 @@ export class FairQueue {
     }
   }
 
-  private nextTeam(): string {
+  /** The waiting team that gets the next free worker, if any may take it now. */
+  private nextTeam(): string | undefined {
     const share = Math.max(1, Math.floor(this.settings.slots / this.activeTeams()));
     let best: string | undefined;
     let bestUnder = false;
     let bestUsage = 0;
     for (const team of this.waiting.keys()) {
+      if (!this.mayStart(team)) continue;
       const under = (this.running.get(team) ?? 0) < share;
       const used = this.usageOf(team);
       const better =
@@ -179,7 +213,39 @@ export class FairQueue {
         bestUsage = used;
       }
     }
-    return best!;
+    return best;
+  }
+
+  /** Whether `team` may take a free worker now, given the workers held back for other teams. */
+  private mayStart(team: string): boolean {
+    const free = this.settings.slots - this.busy;
+    if (free <= 0) return false;
+    if (!this.running.has(team)) return true;
+    return free - 1 >= Math.min(this.settings.slots - 1, this.idleRecentTeams(team).length);
+  }
+
+  /** Teams other than `team` active within the reserve window that hold and await no worker. */
+  private idleRecentTeams(team: string): string[] {
+    const now = this.settings.now();
+    const idle: string[] = [];
+    for (const [other, at] of this.lastSeen) {
+      if (now - at >= this.settings.reserveMs) {
+        // Stale entries go here, so the map holds only teams seen within the window.
+        if (!this.running.has(other) && !this.waiting.has(other)) this.lastSeen.delete(other);
+      } else if (other !== team && !this.running.has(other) && !this.waiting.has(other)) idle.push(other);
+    }
+    return idle;
+  }
+
+  /** A worker held back for an idle team is handed on once that team's window has passed. */
+  private wakeUpWhenReserveEnds(): void {
+    const now = this.settings.now();
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const [team, at] of this.lastSeen)
+      if (!this.running.has(team) && !this.waiting.has(team))
+        soonest = Math.min(soonest, at + this.settings.reserveMs - now);
+    if (Number.isFinite(soonest))
+      this.cancelWakeUp = this.settings.later(() => this.dispatch(), Math.max(1, soonest));
   }
 
   private activeTeams(): number {

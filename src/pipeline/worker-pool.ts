@@ -8,6 +8,8 @@ export interface PoolSettings {
   workers: number;
   heapMb: number;
   queueSize: number;
+  /** See FairQueueSettings.reserveMs. */
+  reserveMs: number;
 }
 
 /** Why a task did not produce a result, in terms the HTTP layer can answer with. */
@@ -67,6 +69,7 @@ export class ConversionPool {
       slots: settings.workers,
       maxWaiting: settings.queueSize,
       usageHalfLifeMs: limits.fairUsageHalfLifeMs,
+      reserveMs: settings.reserveMs,
     });
   }
 
