@@ -1,8 +1,12 @@
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { disableCoreFiles } from './core-files.ts';
 
 const config = loadConfig();
+// Before any worker or browser starts, so that every one inherits it.
+const coreFilesOn = disableCoreFiles();
 const app = await createApp(config);
+if (coreFilesOn) app.server.log.warn({ reason: coreFilesOn }, 'core files could not be turned off');
 const address = await app.server.listen({ port: config.PORT, host: config.HOST });
 const shown = address.replace('0.0.0.0', 'localhost');
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -169,6 +170,30 @@ describe('service lifecycle', () => {
       assert.ok((await limiter.consume('team')) > 0);
     } finally {
       mock.timers.reset();
+    }
+  });
+
+  it('runs the server and its conversion workers with core files off', async () => {
+    const server = await startServer({ QUIRE_WORKERS: '2' });
+    try {
+      assert.equal((await parse(server, { file: { bytes: '<p>x</p>', filename: 'a.html' } })).status, 200);
+      const serverPid = server.process.pid!;
+      const children = fs
+        .readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'latin1')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+      const workers = children.filter((pid) =>
+        fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('max-old-space-size'),
+      );
+      assert.equal(workers.length, 2, `conversion workers among ${children.join(', ')}`);
+      for (const pid of [String(serverPid), ...workers]) {
+        // A zero-retention upload must not land on disk in a core file when a worker aborts.
+        const limits = fs.readFileSync(`/proc/${pid}/limits`, 'latin1');
+        assert.match(limits, /^Max core file size\s+0\s+0\s+bytes/m, `process ${pid}`);
+      }
+    } finally {
+      await server.stop();
     }
   });
 });
