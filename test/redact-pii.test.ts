@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { findPii } from '../src/transform/pii/find-pii.ts';
+import { allBuckets } from '../src/transform/pii/settings.ts';
 import { para, R, run, wordPackage } from './helpers/docx.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
@@ -209,6 +211,54 @@ describe('redactPII', () => {
       { formats: ['markdown'], redactPII: { mode: 'fast' } },
     );
     assert.match(doc.markdown ?? '', /from <EMAIL> and asked to be called back on <PHONE>\./);
+  });
+});
+
+/** The values `fast` mode redacts in `text`, as strings. */
+function fastValues(text: string): string[] {
+  return findPii(text, 'fast', new Set(allBuckets)).map((s) => text.slice(s.start, s.end));
+}
+
+describe('redactPII secrets', () => {
+  it('takes a value for a secret only when it is one, not code, prose or a stand-in', () => {
+    const notSecrets = [
+      'password: process.env.DB_PASSWORD,',
+      '  password: string;',
+      '  password: Optional[str] = None',
+      'db_password = os.environ["DB_PASSWORD"]',
+      'password = user.password',
+      'password: hashedPassword,',
+      'password: !vault |',
+      // A shell expansion's error message.
+      `MYSQL_ROOT_PASSWORD: \${MYSQL_ROOT_PASSWORD:?required}`,
+      'Password: sent separately via Signal.',
+      'hashed_password: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$9f86d081884c7d659a2feaa0c55ad015"',
+      'STRIPE_KEY=sk_test_xxxxxxxxxxxxxxxxxxxxxxxx',
+      'AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE',
+      'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'api_key: YOUR_API_KEY_HERE',
+      'idempotency_key: 7f3e9a2c-4b1d-4e8f-9a6b-2c5d8e1f0a3b',
+      'cache_key: user:1234:profile',
+      'kms_key_id: arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      'STRIPE_PUBLISHABLE_KEY=pk_live_51H8xYzAbCdEfGhIjKlMnOpQrStUvWxYz',
+      'key: "user-avatars/2024/11/3f2a9c1d.png"',
+      'signing_key_fingerprint: 3f2a9c1d7e8b4a6f0c2d5e9b1a7f3c8d6e4b2a90',
+      // base64 of {"not":"a header"}, {} and "signature": text dressed as a token.
+      'TEST_TOKEN=eyJub3QiOiJhIGhlYWRlciJ9.e30.c2lnbmF0dXJl',
+    ];
+    for (const line of notSecrets) assert.deepEqual(fastValues(line), [], line);
+    const secrets: [string, string][] = [
+      ['DB_PASSWORD=pr0d_Db_2024!x', 'pr0d_Db_2024!x'],
+      ['password: Tr0ub4dor&3', 'Tr0ub4dor&3'],
+      ['  password: "hashedPassword",', 'hashedPassword'],
+      ['client_secret: 8Qw3eRt7yUi0oPa5sDf1gHj4kLz6xCv8b', '8Qw3eRt7yUi0oPa5sDf1gHj4kLz6xCv8b'],
+      ['JWT_SIGNING_KEY=yJ9/DF6tv+74yHXsq0ukQcacXBLEgAqq', 'yJ9/DF6tv+74yHXsq0ukQcacXBLEgAqq'],
+      [
+        'access_token=ya29.a0AfH6SMBx7vQ2kLm8Qw3eRt7yUi0oPa5sDf1gHj4k',
+        'ya29.a0AfH6SMBx7vQ2kLm8Qw3eRt7yUi0oPa5sDf1gHj4k',
+      ],
+    ];
+    for (const [line, value] of secrets) assert.deepEqual(fastValues(line), [value], line);
   });
 });
 

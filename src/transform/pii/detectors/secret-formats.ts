@@ -1,4 +1,5 @@
 import { type Candidate, matchCandidates, Rank } from '../spans.ts';
+import { isStandIn } from './stand-ins.ts';
 
 /**
  * Vendor credential formats, each from the vendor's documentation of its token prefixes
@@ -28,5 +29,8 @@ const formats: RegExp[] = [
 ];
 
 export function findSecretFormats(text: string): Candidate[] {
-  return formats.flatMap((format) => matchCandidates(text, format, 'SECRET', Rank.format));
+  // A prefix says which vendor; the rest must still be a key, not documentation's filler.
+  return formats
+    .flatMap((format) => matchCandidates(text, format, 'SECRET', Rank.format))
+    .filter((c) => !isStandIn(text.slice(c.start, c.end)));
 }
