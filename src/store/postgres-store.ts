@@ -1,0 +1,286 @@
+import pg from 'pg';
+import { migrate } from './postgres-migrate.ts';
+import type {
+  ApiKeyRecord,
+  AuditEvent,
+  KeyOwner,
+  SessionRecord,
+  SessionStatus,
+  SessionTokenHashes,
+  Store,
+} from './store.ts';
+
+/** The shortest start of a key id that `keys revoke` takes for the whole id (as SqliteStore). */
+const MIN_ID_PREFIX = 8;
+
+/**
+ * Connections per process. Every query is one short statement, so a few serve a busy API
+ * process; ten per process leaves PostgreSQL's default 100 connections for several processes.
+ */
+const POOL_SIZE = 10;
+
+interface SessionRow {
+  id: string;
+  team: string;
+  status: SessionStatus;
+  created_at: Date;
+  last_activity: Date;
+  expires_at: Date;
+  ttl_s: number;
+  activity_ttl_s: number;
+  stream_web_view: boolean;
+  profile_name: string | null;
+  profile_writer: boolean;
+  node_id: string;
+  pid: number | null;
+  closed_at: Date | null;
+  close_reason: string | null;
+}
+
+const sessionColumns =
+  'id, team, status, created_at, last_activity, expires_at, ttl_s, activity_ttl_s, stream_web_view, ' +
+  'profile_name, profile_writer, node_id, pid, closed_at, close_reason';
+
+/** pg reads timestamptz as Date; the store's records carry ISO strings, as they were written. */
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+function sessionFromRow(r: SessionRow): SessionRecord {
+  return {
+    id: r.id,
+    team: r.team,
+    status: r.status,
+    createdAt: r.created_at.toISOString(),
+    lastActivity: r.last_activity.toISOString(),
+    expiresAt: r.expires_at.toISOString(),
+    ttlS: r.ttl_s,
+    activityTtlS: r.activity_ttl_s,
+    streamWebView: r.stream_web_view,
+    profileName: r.profile_name,
+    profileWriter: r.profile_writer,
+    nodeId: r.node_id,
+    pid: r.pid,
+    closedAt: iso(r.closed_at),
+    closeReason: r.close_reason,
+  };
+}
+
+interface KeyRow {
+  id: string;
+  team: string;
+  label: string | null;
+  prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+/** The cluster mode's store: the same records as SqliteStore, shared by every process on one database. */
+export class PostgresStore implements Store {
+  private readonly pool: pg.Pool;
+
+  private constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /** Connect and bring the schema up to date (once, however many processes start together). */
+  static async open(url: string): Promise<PostgresStore> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: POOL_SIZE,
+      // A database that does not answer fails the request in seconds rather than holding it.
+      connectionTimeoutMillis: 5_000,
+      application_name: 'quire',
+    });
+    // An idle connection that drops (a database restart) is replaced by the pool; without a
+    // listener its error would end the process.
+    pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost: ${err.message}`));
+    try {
+      await migrate(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PostgresStore(pool);
+  }
+
+  async insertApiKey(record: ApiKeyRecord, hash: string): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO api_keys (id, team, label, prefix, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [record.id, record.team, record.label, record.prefix, hash, record.createdAt, record.revokedAt],
+    );
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyOwner | undefined> {
+    const { rows } = await this.pool.query<{ id: string; team: string }>(
+      'SELECT id, team FROM api_keys WHERE hash = $1 AND revoked_at IS NULL',
+      [hash],
+    );
+    const row = rows[0];
+    return row ? { keyId: row.id, team: row.team } : undefined;
+  }
+
+  async listApiKeys(team?: string): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT id, team, label, prefix, created_at, revoked_at FROM api_keys
+       WHERE $1::text IS NULL OR team = $1 ORDER BY created_at, seq`,
+      [team ?? null],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      team: r.team,
+      label: r.label,
+      prefix: r.prefix,
+      createdAt: r.created_at.toISOString(),
+      revokedAt: iso(r.revoked_at),
+    }));
+  }
+
+  async revokeApiKey(idOrPrefix: string): Promise<number> {
+    // As `keys list` shows them: the key's prefix (copied with its ellipsis or not), its id,
+    // or the start of its id when that names exactly one active key. One statement, so that
+    // the choice and the revocation see the same keys.
+    const target = idOrPrefix.trim().replace(/(?:…|\.\.\.)$/, '');
+    if (target.length === 0) return 0;
+    const result = await this.pool.query(
+      `WITH active AS (SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL),
+            exact AS (SELECT id FROM active WHERE id = $1 OR prefix = $1),
+            started AS (SELECT id FROM active WHERE $2 AND starts_with(id, $1)),
+            chosen AS (
+              SELECT id FROM exact
+              UNION ALL
+              SELECT id FROM started
+              WHERE NOT EXISTS (SELECT 1 FROM exact) AND (SELECT count(*) FROM started) = 1)
+       UPDATE api_keys SET revoked_at = $3 WHERE revoked_at IS NULL AND id IN (SELECT id FROM chosen)`,
+      [target, target.length >= MIN_ID_PREFIX, new Date().toISOString()],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async countActiveApiKeys(): Promise<number> {
+    // count(*) is a bigint, which pg hands over as a string.
+    const { rows } = await this.pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL',
+    );
+    return Number(rows[0]!.n);
+  }
+
+  async recordAudit(e: AuditEvent): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO audit_events (at, team, key_id, request_id, action, status, username, filename, format,
+         bytes, duration_ms, zero_data_retention) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        e.at,
+        e.team,
+        e.keyId,
+        e.requestId,
+        e.action,
+        e.status,
+        e.username,
+        e.filename,
+        e.format,
+        e.bytes,
+        e.durationMs,
+        e.zeroDataRetention,
+      ],
+    );
+  }
+
+  async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {
+    // The conflict is the unique index on an active session's profile writer (see 001_initial.sql);
+    // any other conflict (a repeated id) still fails, as it does in SQLite.
+    const result = await this.pool.query(
+      `INSERT INTO sessions (${sessionColumns}, cdp_token_hash, view_token_hash, control_token_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       ON CONFLICT (team, profile_name) WHERE profile_writer AND status = 'active' DO NOTHING`,
+      [
+        r.id,
+        r.team,
+        r.status,
+        r.createdAt,
+        r.lastActivity,
+        r.expiresAt,
+        r.ttlS,
+        r.activityTtlS,
+        r.streamWebView,
+        r.profileName,
+        r.profileWriter,
+        r.nodeId,
+        r.pid,
+        r.closedAt,
+        r.closeReason,
+        tokens.cdp,
+        tokens.view,
+        tokens.control,
+      ],
+    );
+    return result.rowCount === 1;
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT ${sessionColumns} FROM sessions WHERE id = $1`,
+      [id],
+    );
+    return rows[0] && sessionFromRow(rows[0]);
+  }
+
+  async getSessionTokenHashes(id: string): Promise<SessionTokenHashes | undefined> {
+    const { rows } = await this.pool.query<{
+      cdp_token_hash: string;
+      view_token_hash: string;
+      control_token_hash: string;
+    }>('SELECT cdp_token_hash, view_token_hash, control_token_hash FROM sessions WHERE id = $1', [id]);
+    const row = rows[0];
+    return row
+      ? { cdp: row.cdp_token_hash, view: row.view_token_hash, control: row.control_token_hash }
+      : undefined;
+  }
+
+  async listSessions(team: string, status?: SessionStatus): Promise<SessionRecord[]> {
+    // Ties broken by id in byte order, as SQLite compares text, whatever the database's collation.
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT ${sessionColumns} FROM sessions WHERE team = $1 AND ($2::text IS NULL OR status = $2)
+       ORDER BY created_at DESC, id COLLATE "C" DESC`,
+      [team, status ?? null],
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  async listActiveSessions(nodeId: string): Promise<SessionRecord[]> {
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT ${sessionColumns} FROM sessions WHERE status = 'active' AND node_id = $1`,
+      [nodeId],
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  async setSessionPid(id: string, pid: number): Promise<void> {
+    await this.pool.query('UPDATE sessions SET pid = $1 WHERE id = $2', [pid, id]);
+  }
+
+  async touchSession(id: string, lastActivity: string): Promise<void> {
+    await this.pool.query("UPDATE sessions SET last_activity = $1 WHERE id = $2 AND status = 'active'", [
+      lastActivity,
+      id,
+    ]);
+  }
+
+  async markSessionDestroyed(id: string, closedAt: string, reason: string): Promise<boolean> {
+    const result = await this.pool.query(
+      "UPDATE sessions SET status = 'destroyed', closed_at = $1, close_reason = $2 WHERE id = $3 AND status = 'active'",
+      [closedAt, reason, id],
+    );
+    return result.rowCount === 1;
+  }
+
+  async profileInUse(team: string, profileName: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      "SELECT 1 FROM sessions WHERE team = $1 AND profile_name = $2 AND status = 'active' LIMIT 1",
+      [team, profileName],
+    );
+    return rowCount === 1;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
