@@ -8,6 +8,7 @@ import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
 import { UploadBudget } from './quota/upload-budget.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
+import { PostgresStore } from './store/postgres-store.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -20,7 +21,9 @@ export interface App {
 
 /** Wire the embedded mode: SQLite store, in-process pool, limits and queue. */
 export async function createApp(config: Config): Promise<App> {
-  const store: Store = new SqliteStore(config.dbPath);
+  const store: Store = config.QUIRE_DATABASE_URL
+    ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
+    : new SqliteStore(config.dbPath);
   const configuredKeys = config.QUIRE_API_KEYS.split(',')
     .map((k) => k.trim())
     .filter(Boolean);

@@ -17,6 +17,12 @@ export const configSchema = z.object({
   PORT: intVar(3002, 0, 65535).describe('TCP port the API listens on.'),
   HOST: stringVar('0.0.0.0', 'Interface the API binds to.'),
   QUIRE_DATA_DIR: stringVar('./data', 'Folder for the SQLite store and anything else Quire keeps on disk.'),
+  QUIRE_DATABASE_URL: z
+    .union([z.literal(''), z.url({ protocol: /^postgres(?:ql)?$/ })])
+    .default('')
+    .describe(
+      'PostgreSQL URL (postgres://user:password@host:5432/quire) of the store shared by every process of a cluster; migrations are applied at start. Empty: the embedded SQLite store in QUIRE_DATA_DIR.',
+    ),
   QUIRE_API_KEYS: stringVar(
     '',
     'Comma-separated API keys accepted for the default team, in addition to stored keys.',

@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { describeConfig, loadConfig } from '../config.ts';
 import { createApiKey } from '../store/api-keys.ts';
+import { PostgresStore } from '../store/postgres-store.ts';
 import { SqliteStore } from '../store/sqlite-store.ts';
+import type { Store } from '../store/store.ts';
 
 const usage = `Usage:
   quire keys create [--team NAME] [--label TEXT]   create a key and print it (shown once)
@@ -9,7 +11,7 @@ const usage = `Usage:
   quire keys revoke ID|PREFIX                       revoke a key
   quire config                                      print every setting with its default
 
-The store is the one the server uses: QUIRE_DATA_DIR (default ./data).`;
+The store is the one the server uses: QUIRE_DATABASE_URL when set, else QUIRE_DATA_DIR (default ./data).`;
 
 async function keys(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -18,7 +20,9 @@ async function keys(args: string[]): Promise<number> {
     options: { team: { type: 'string' }, label: { type: 'string' } },
   });
   const config = loadConfig();
-  const store = new SqliteStore(config.dbPath);
+  const store: Store = config.QUIRE_DATABASE_URL
+    ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
+    : new SqliteStore(config.dbPath);
   try {
     switch (positionals[0]) {
       case 'create': {
