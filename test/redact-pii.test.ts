@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { findPii } from '../src/transform/pii/find-pii.ts';
+import { loadNameFinder } from '../src/transform/pii/names.ts';
 import { allBuckets } from '../src/transform/pii/settings.ts';
 import { para, R, run, wordPackage } from './helpers/docx.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
@@ -259,6 +260,27 @@ describe('redactPII secrets', () => {
       ],
     ];
     for (const [line, value] of secrets) assert.deepEqual(fastValues(line), [value], line);
+  });
+});
+
+describe('redactPII addresses', () => {
+  it('takes the address lines of many countries as one place each', async () => {
+    const names = await loadNameFinder();
+    const places = (text: string) =>
+      findPii(text, 'aggressive', new Set(allBuckets), names)
+        .filter((s) => s.bucket === 'LOCATION')
+        .map((s) => text.slice(s.start, s.end));
+    const lines: [string, string[]][] = [
+      ['Office: 350 5th Ave, New York, NY 10118', ['350 5th Ave, New York, NY 10118']],
+      ['Ship to: 1600 Pennsylvania Avenue NW, Washington', ['1600 Pennsylvania Avenue NW, Washington']],
+      ['Mail to PO Box 4471, Boise, ID 83702', ['PO Box 4471, Boise, ID 83702']],
+      ['Dirección: Calle de Alcalá 45, 28014 Madrid', ['Calle de Alcalá 45, 28014 Madrid']],
+      ['Morada: Avenida da Liberdade 110, 1250-146 Lisboa', ['Avenida da Liberdade 110, 1250-146 Lisboa']],
+      ['Adresse: Karl Johans gate 22, 0159 Oslo', ['Karl Johans gate 22, 0159 Oslo']],
+      ['Location: the pavilion, Mill Lane, Hebden Bridge', ['Mill Lane, Hebden Bridge']],
+      ['Meet at the corner of Market Street and High Street, Bristol.', ['High Street, Bristol']],
+    ];
+    for (const [line, expected] of lines) assert.deepEqual(places(line), expected, line);
   });
 });
 

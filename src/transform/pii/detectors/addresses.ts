@@ -1,6 +1,10 @@
 import { type Candidate, Rank } from '../spans.ts';
 
 const CAP = String.raw`\p{Lu}[\p{L}'’.-]*`;
+/** A word of a street's name: capitalised, or an ordinal (5th Ave, 42nd Street). */
+const STREET_WORD = String.raw`(?:${CAP}|\d{1,3}(?:st|nd|rd|th))`;
+/** Particles inside Romance street names: Calle de Alcalá, Via dei Condotti, Avenida da Liberdade. */
+const PARTICLES = String.raw`(?:(?:de|des|du|la|le|les|d'|da|do|dos|das|di|dei|degli|del|della|delle|dello)[ \t]+)*`;
 /** Street types written after the name (English) ... */
 const STREET_TYPE = `(?:Street|St|Road|Rd|Avenue|Ave|Av|Lane|Ln|Drive|Dr|Court|Ct|Crescent|Cres|Terrace|Place|Pl|Way|Boulevard|Blvd|Close|Gardens|Row|Square|Sq|Highway|Hwy|Parkway|Pkwy|Circle|Cir|Walk|Hill|Grove|Mews|Brae|Wynd|Parade|Esplanade|Quay|Hollow|Trail|Path|Green|Rise|View)`;
 /** ... or before it (French, Spanish, Portuguese, Italian, Polish). */
@@ -12,13 +16,17 @@ const NUMBER = String.raw`\d+[A-Za-z]?(?:[/-]\d+[A-Za-z]?)?`;
 
 const streetLines = [
   // 221B Baker Street; Unit 6, 31 Beach Road; 17/204 Glenayr Avenue; 7421 Birchwood Court
-  String.raw`${UNIT}?${NUMBER},?[ \t]+(?:${CAP}[ \t]+){1,4}${STREET_TYPE}\b\.?(?:,[ \t]*(?:Suite|Ste\.?|Unit|Apt\.?|Floor|Fl\.?)[ \t]*\w+)?`,
+  // 1600 Pennsylvania Avenue NW (a US quadrant after the type)
+  String.raw`${UNIT}?${NUMBER},?[ \t]+(?:${STREET_WORD}[ \t]+){1,4}${STREET_TYPE}\b\.?(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?(?:,[ \t]*(?:Suite|Ste\.?|Unit|Apt\.?|Floor|Fl\.?)[ \t]*\w+)?`,
   // 14 Rue des Lilas; 8 rue Burdeau; 23 Montée de la Grande Côte; 12 avenue Jean Jaurès
-  String.raw`${UNIT}?${NUMBER},?[ \t]+${STREET_PREFIX}[ \t]+(?:(?:de|des|du|la|le|les|d'|da|do|di|del|della)[ \t]+)*(?:${CAP}[ \t]?){1,4}`,
-  // Rua Augusta 154; ul. Długa 12/4; Via Roma 3
-  String.raw`${STREET_PREFIX}[ \t]+(?:${CAP}[ \t]+){1,3}${NUMBER}`,
-  // Schönhauser Allee 118; Praterstraße 12; Keizersgracht 452; Vörösmarty tér 7; Andrássy út 25
-  String.raw`(?:${CAP}[ \t]+)?\p{Lu}[\p{L}-]*(?:${STREET_SUFFIX}|[ \t](?:Allee|Platz|Straße|Weg|Gasse|tér|út|utca|ulice|náměstí))[ \t]+${NUMBER}`,
+  String.raw`${UNIT}?${NUMBER},?[ \t]+${STREET_PREFIX}[ \t]+${PARTICLES}(?:${CAP}[ \t]?){1,4}`,
+  // Rua Augusta 154; ul. Długa 12/4; Via Roma 3; Calle de Alcalá 45
+  String.raw`${STREET_PREFIX}[ \t]+${PARTICLES}(?:${CAP}[ \t]+${PARTICLES}){1,3}${NUMBER}`,
+  // Schönhauser Allee 118; Praterstraße 12; Keizersgracht 452; Vörösmarty tér 7; Andrássy út 25;
+  // Karl Johans gate 22; Kongens Nytorv 3 is left to its postcode
+  String.raw`(?:${CAP}[ \t]+)?\p{Lu}[\p{L}-]*(?:${STREET_SUFFIX}|[ \t](?:Allee|Platz|Straße|Weg|Gasse|tér|út|utca|ulice|náměstí|gate|gata|gatan|gade|vej|vei|veien|väg|vägen|allé|plads|torg|torget))[ \t]+${NUMBER}`,
+  // PO Box 4471; P.O. Box 12; Postfach 10 20 30; Apartado 55
+  String.raw`\b(?:P\.?[ \t]?O\.?[ \t]?Box|Post Office Box|GPO Box|Postfach|Apartado|Casilla|Boîte postale)[ \t]+\d+(?:[ \t]\d+)*`,
   // Am Messeplatz 1; Na Příkopě 15; Dock Road (no number: only before a postcode, below)
   String.raw`(?:Am|An|Auf|Im|In der|Na|Pod|U)[ \t]+${CAP}[ \t]+${NUMBER}`,
 ];
@@ -39,9 +47,20 @@ const postcodeLines = [
   // 79108 Freiburg im Breisgau. A bare number and a capitalised word is taken only when the word
   // is a place or the line's street comes just before it (checked below).
   String.raw`\b(?:\d{2}-\d{3}|\d{3}[ \t]\d{2}|\d{4}[ \t]?[A-Z]{2}|\d{4,5})[ \t]+${CAP}(?:[ \t]+(?:im|am|an|der|sur|de|la|\d{1,2}\b|${CAP}))*`,
+  // Portugal and Brazil, whose postcodes have a hyphen no date or amount has: 1250-146 Lisboa,
+  // 01426-001 São Paulo
+  String.raw`\b(?:\d{4}-\d{3}|\d{5}-\d{3})[ \t]+${CAP}(?:[ \t]+(?:de|do|da|dos|das|${CAP}))*`,
 ];
 
 const STREET = new RegExp(streetLines.join('|'), 'gu');
+/**
+ * A street named without a house number ("Mill Lane, Hebden Bridge", "Church Road, Little
+ * Snoring"): an address line only when a place from the gazetteer follows it after a comma.
+ */
+const UNNUMBERED_STREET = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:${CAP}[ \t]+){1,3}${STREET_TYPE}\b,[ \t]*(${CAP}(?:[ \t]+${CAP}){0,2})`,
+  'gu',
+);
 const POSTCODE = new RegExp(postcodeLines.join('|'), 'gu');
 /** Address fields of records: "street": "...", city = ..., postcode: ... */
 const FIELD =
@@ -62,6 +81,19 @@ export function findAddresses(text: string, isPlace: (name: string) => boolean):
     const end = m.index + m[0].replace(/[ \t]+$/, '').length;
     push(m.index, end);
     streetEnds.add(end);
+  }
+  for (const m of text.matchAll(UNNUMBERED_STREET)) {
+    // The longest run of the words after the comma that is a place: "Hebden Bridge" of
+    // "Hebden Bridge Town Hall".
+    const words = m[1]!.split(/[ \t]+/);
+    for (let n = words.length; n > 0; n--) {
+      // A full stop after the town ends the sentence.
+      const town = words.slice(0, n).join(' ').replace(/\.$/, '');
+      if (!isPlace(town)) continue;
+      const townStart = m.index + m[0].length - m[1]!.length;
+      push(m.index, townStart + town.length);
+      break;
+    }
   }
   for (const m of text.matchAll(POSTCODE)) {
     const value = m[0].replace(/[ \t]+$/, '');
