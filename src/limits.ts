@@ -119,6 +119,12 @@ export const limits = {
   llmAnswerMarginMs: 500,
   /** Bytes of a model's HTTP answer read: a 4k-token answer is ~16 kB; megabytes are not an answer. */
   llmResponseBytes: 4 * MiB,
+  /**
+   * Distinct strings a model may name for redaction in one document: each is searched for in the
+   * whole text, so the count bounds that work (5,000 searches of a 1 MB text take about a
+   * second); the ~250k characters a model reads hold a few thousand names at most.
+   */
+  piiModelEntities: 5_000,
   /** Characters of a model's error message kept in a warning (upstream keeps 300). */
   llmErrorChars: 300,
   /**

@@ -4,6 +4,7 @@ import { convertibleFormats } from '../convert/index.ts';
 import { detectFormat } from '../detect/detect.ts';
 import { formatInfo } from '../detect/formats.ts';
 import type { LanguageModel } from '../enrich/llm/provider.ts';
+import { findPiiWithModel } from '../enrich/model/pii.ts';
 import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
 import { enrichWithModel } from '../enrich/with-model.ts';
 import { limits } from '../limits.ts';
@@ -12,6 +13,8 @@ import type { PageOrigin } from '../pipeline/parse-document.ts';
 import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/worker.ts';
 import { type ConversionPool, PoolError } from '../pipeline/worker-pool.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import type { ModelRedaction } from '../transform/pii/index.ts';
+import { piiSettings } from '../transform/pii/settings.ts';
 import { ApiError } from './errors.ts';
 import type { UploadedFile } from './multipart.ts';
 
@@ -80,6 +83,7 @@ async function convert(
   options: ParseOptions,
   enrich: EnrichPlan | undefined,
   clock: Deadline,
+  piiModel?: ModelRedaction,
 ): Promise<Extract<WorkerResult, { ok: true }>> {
   const fetched = input.origin !== undefined;
   const detection = detectFormat({ ...input.file, fetched }, convertibleFormats(options));
@@ -114,6 +118,7 @@ async function convert(
           envelope,
           enrich,
           origin: input.origin,
+          piiModel,
         },
         { team: principal.team, key: principal.keyId },
         clock.signal,
@@ -142,6 +147,7 @@ async function answer(
   clock: Deadline,
 ): Promise<string> {
   if ('body' in result) return result.body;
+  if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
   if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
   const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
   const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
@@ -185,6 +191,51 @@ export async function convertToAnswer(
   clock: Deadline,
 ): Promise<string> {
   const enrich = planEnrichment(options, deps.model?.settings);
-  const result = await convert(deps, request, input, options, enrich, clock);
+  const piiModel = await findPiiForAccurate(deps, request, input, options, clock);
+  const result = await convert(deps, request, input, options, enrich, clock, piiModel);
   return answer(deps.model, result, enrich, clock);
+}
+
+/**
+ * `redactPII` mode accurate with a model: a first conversion hands back the document's text, the
+ * model reads it here in the API process (no worker waits on it), and the conversion that
+ * answers redacts what it found. The model gets the time left less what the first conversion
+ * took, since the second takes as long; when it fails or runs out of that time, the aggressive
+ * mode runs and the warning says so. Undefined when no model step applies.
+ */
+async function findPiiForAccurate(
+  deps: ConvertDeps,
+  request: FastifyRequest,
+  input: ConversionInput,
+  options: ParseOptions,
+  clock: Deadline,
+): Promise<ModelRedaction | undefined> {
+  const settings = piiSettings(options.redactPII);
+  if (settings?.mode !== 'accurate' || !deps.model) return undefined;
+  if (options.zeroDataRetention && !deps.model.settings.zeroRetention)
+    return {
+      stage: 'fallback',
+      reason:
+        'zero data retention is on and the configured language model is not marked as keeping nothing (QUIRE_LLM_ZERO_RETENTION), so no content was sent to it',
+    };
+  const started = performance.now();
+  const maxChars = deps.model.settings.maxInputTokens * limits.llmCharsPerToken * limits.llmMaxChunks;
+  const collected = await convert(deps, request, input, options, undefined, clock, {
+    stage: 'collect',
+    maxChars,
+  });
+  if (!('redact' in collected)) throw new Error('the worker answered where text to redact was due');
+  const { text, textChars } = collected.redact;
+  const conversionMs = performance.now() - started;
+  const left = Math.max(1, Math.floor(clock.remaining() - conversionMs - limits.llmAnswerMarginMs));
+  const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
+  try {
+    const found = await findPiiWithModel(deps.model, text, [...settings.buckets], signal);
+    return { stage: 'apply', entities: found.entities, readChars: found.readChars, textChars };
+  } catch (error) {
+    // The request is over (its client has gone, or its deadline passed): nothing more to do.
+    if (clock.signal.aborted) throw stopped(clock);
+    const reason = signal.aborted ? 'it did not answer in time' : (error as Error).message;
+    return { stage: 'fallback', reason: reason.slice(0, limits.llmErrorChars) };
+  }
 }

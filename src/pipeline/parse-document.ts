@@ -19,7 +19,7 @@ import {
   renderByPage,
 } from '../render/pages.ts';
 import { transformDocument } from '../transform/index.ts';
-import { redactDocument } from '../transform/pii/index.ts';
+import { type ModelRedaction, redactDocument, redactionText } from '../transform/pii/index.ts';
 import { showPlaceholders } from '../transform/pii/placeholders.ts';
 import { carryPicturesOnce } from '../transform/repeated-pictures.ts';
 import { AnswerBudget, chars } from './answer-budget.ts';
@@ -36,6 +36,8 @@ export interface ParseJob {
   enrich?: EnrichPlan;
   /** Where the bytes were fetched from (scrape); an upload has none and gets a synthetic URL. */
   origin?: PageOrigin;
+  /** `redactPII` mode accurate with a language model: which step this conversion is. */
+  piiModel?: ModelRedaction;
 }
 
 /** A fetched page's addresses and answer, for its metadata; `url` is also its base URL. */
@@ -87,11 +89,8 @@ export function uploadUrl(filename: string): string {
   return `https://uploads.quire.invalid/${encodeURIComponent(filename)}`;
 }
 
-/**
- * convert → transform → render → enrich, for one upload. Runs inside a conversion worker; the
- * HTTP layer has already validated the options and decided the format.
- */
-export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
+/** convert → transform: the document and its transformed tree, for one upload. */
+async function convertAndTransform(job: ParseJob) {
   const convert = converters[job.format];
   if (!convert) throw new Error(`no converter registered for ${job.format}`);
   const url = job.origin?.url ?? uploadUrl(job.filename);
@@ -105,9 +104,29 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     options: job.options,
   });
   carryPicturesOnce(doc.tree);
-  const tree = transformDocument(doc, job.options);
+  return { doc, url, tree: transformDocument(doc, job.options) };
+}
+
+/**
+ * The first step of `accurate` redaction with a model: the text the redaction would read, for
+ * the API process to send to the model. Nothing is rendered.
+ */
+export async function textToRedact(
+  job: ParseJob,
+  maxChars: number,
+): Promise<{ text: string; textChars: number }> {
+  const { doc, tree } = await convertAndTransform(job);
+  return redactionText(tree, doc, maxChars);
+}
+
+/**
+ * convert → transform → render → enrich, for one upload. Runs inside a conversion worker; the
+ * HTTP layer has already validated the options and decided the format.
+ */
+export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
+  const { doc, url, tree } = await convertAndTransform(job);
   // PII redaction: on the tree, before anything is rendered from it (and on the metadata and page blocks).
-  const redaction = await redactDocument(tree, job.options.redactPII, doc);
+  const redaction = await redactDocument(tree, job.options.redactPII, doc, job.piiModel);
   const wanted = new Set(job.options.formats.map((f) => f.type));
   const { removeBase64Images } = job.options;
 

@@ -1,6 +1,6 @@
 import { ConversionError } from '../convert/converter.ts';
 import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
-import { type ParseData, type ParseJob, parseDocument } from './parse-document.ts';
+import { type ParseData, type ParseJob, parseDocument, textToRedact } from './parse-document.ts';
 
 /** What the HTTP layer adds to a document's metadata, known before the conversion starts. */
 export interface EnvelopeMetadata {
@@ -37,6 +37,8 @@ export interface AnswerParts {
 export type WorkerResult =
   | { ok: true; body: string }
   | { ok: true; parts: AnswerParts; modelInput: ModelInput }
+  /** The text for a model to find personal information in (`redactPII` accurate, first step). */
+  | { ok: true; redact: { text: string; textChars: number } }
   | { ok: false; code: ConversionError['code']; message: string };
 
 /** The envelope upstream answers with, metadata last as it does. */
@@ -81,6 +83,8 @@ export function joinAnswer(parts: AnswerParts, late: Enriched, warnings: string[
  */
 export default async function run(job: WorkerJob): Promise<WorkerResult> {
   try {
+    if (job.piiModel?.stage === 'collect')
+      return { ok: true, redact: await textToRedact(job, job.piiModel.maxChars) };
     const { modelInput, ...data } = await parseDocument(job);
     if (modelInput) return { ok: true, parts: answerParts(data, job.envelope), modelInput };
     return { ok: true, body: answerBody(data, job.envelope) };

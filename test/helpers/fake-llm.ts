@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
  *   `fake-invalid-once` answers JSON that breaks the schema on the first try only,
  *   `fake-garbage` always answers text that is not JSON.
  * - `refuseJsonSchema` makes it refuse response_format json_schema with a 400, as older servers do.
+ * - A request to find personal information gets `pii` (what the fake model "knows" to be
+ *   personal), whatever the document says, so tests can check what Quire does with an answer.
  */
 export interface RecordedRequest {
   authorization: string | undefined;
@@ -84,22 +86,29 @@ function schemaOf(request: RecordedRequest): Record<string, unknown> | undefined
   return inPrompt ? JSON.parse(inPrompt[1]!) : undefined;
 }
 
+export interface FakeLlmOptions {
+  refuseJsonSchema?: boolean;
+  pii?: { text: string; type: string }[];
+}
+
 function answer(
   request: RecordedRequest,
-  refuseJsonSchema: boolean,
+  options: FakeLlmOptions,
 ): { status: number; body: unknown } | 'hang' {
   const document = documentOf(request);
   if (document.includes('fake-hang')) return 'hang';
   if (document.includes('fake-fail'))
     return { status: 500, body: { error: { message: 'the fake model failed' } } };
-  if (refuseJsonSchema && request.body.response_format?.type === 'json_schema')
+  if (options.refuseJsonSchema && request.body.response_format?.type === 'json_schema')
     return {
       status: 400,
       body: { error: { message: "response_format type 'json_schema' is not supported" } },
     };
   const system = request.body.messages.find((m) => m.role === 'system')?.content ?? '';
   let content: string;
-  if (!system.includes('JSON')) {
+  if (system.includes('personal information')) {
+    content = JSON.stringify({ entities: options.pii ?? [] });
+  } else if (!system.includes('JSON')) {
     content = system.includes('combine summaries')
       ? `Combined: ${document.replace(/\n+/g, ' ')}`
       : `Summary: ${firstSentence(document)}`;
@@ -131,7 +140,7 @@ function answer(
   };
 }
 
-export async function startFakeLlm(options: { refuseJsonSchema?: boolean } = {}): Promise<FakeLlm> {
+export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
   const requests: RecordedRequest[] = [];
   let inFlight = 0;
   const fake: FakeLlm = { url: '', requests, maxInFlight: 0, close: async () => {} };
@@ -152,7 +161,7 @@ export async function startFakeLlm(options: { refuseJsonSchema?: boolean } = {})
       res.on('close', () => inFlight--);
       // Answered on the next turn, so that calls made together are seen in flight together.
       setImmediate(() => {
-        const reply = answer(request, options.refuseJsonSchema ?? false);
+        const reply = answer(request, options);
         if (reply === 'hang') return;
         res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
       });

@@ -92,3 +92,33 @@ export function extractionMessages(
     },
   ];
 }
+
+/** What each bucket holds, as the model is told. */
+const bucketMeaning: Record<string, string> = {
+  PERSON: "people's names (given, family, full; with titles such as Dr. left out)",
+  EMAIL: 'e-mail addresses',
+  PHONE: 'telephone and fax numbers',
+  LOCATION: 'street addresses, postcodes and the places of a person (a home town, a city in an address)',
+  FINANCIAL: 'payment card numbers, bank account numbers, IBANs, routing and tax numbers',
+  SECRET: 'passwords, API keys, access tokens, private keys and other credentials',
+};
+
+export function piiMessages(text: string, buckets: readonly string[], part: Part | undefined) {
+  const m = markers();
+  const kinds = buckets.map((b) => `${b}: ${bucketMeaning[b]}`).join('; ');
+  return [
+    {
+      role: 'system' as const,
+      content:
+        `You find personal information in documents so that it can be redacted. ${dataRule(m)} ` +
+        `Find every span of these types: ${kinds}. Copy each span exactly as the text writes it, character for ` +
+        'character, and list each distinct span once. Leave out organisations, products, and places that locate ' +
+        'no person. Answer with the JSON alone, without code fences or prose: ' +
+        '{"entities": [{"text": "…", "type": "PERSON"}]}, and {"entities": []} when there is none.',
+    },
+    {
+      role: 'user' as const,
+      content: `Find the personal information in this text.${partNote(part)}\n\n${wrap(text, m)}`,
+    },
+  ];
+}
