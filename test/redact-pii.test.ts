@@ -279,6 +279,10 @@ describe('redactPII addresses', () => {
       ['Adresse: Karl Johans gate 22, 0159 Oslo', ['Karl Johans gate 22, 0159 Oslo']],
       ['Location: the pavilion, Mill Lane, Hebden Bridge', ['Mill Lane, Hebden Bridge']],
       ['Meet at the corner of Market Street and High Street, Bristol.', ['High Street, Bristol']],
+      ['Anschrift: Praterstraße 12, 1020 Wien, Österreich', ['Praterstraße 12, 1020 Wien, Österreich']],
+      ['She was born in County Cork and lives in Northern Ireland.', ['County Cork', 'Northern Ireland']],
+      ['I live in Leeds, West Yorkshire.', ['Leeds, West Yorkshire']],
+      ['We moved from Catalonia to the Algarve.', ['Catalonia', 'Algarve']],
     ];
     for (const [line, expected] of lines) assert.deepEqual(places(line), expected, line);
   });

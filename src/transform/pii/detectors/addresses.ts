@@ -1,4 +1,5 @@
 import { type Candidate, Rank } from '../spans.ts';
+import { isOrganisationWord } from './name-tokens.ts';
 
 const CAP = String.raw`\p{Lu}[\p{L}'’.-]*`;
 /** A word of a street's name: capitalised, or an ordinal (5th Ave, 42nd Street). */
@@ -64,7 +65,7 @@ const UNNUMBERED_STREET = new RegExp(
 const POSTCODE = new RegExp(postcodeLines.join('|'), 'gu');
 /** Address fields of records: "street": "...", city = ..., postcode: ... */
 const FIELD =
-  /(?:^|[{,])[ \t]*["']?(?:street|street_?address|address(?:_?line)?\d?|city|town|postcode|postal_?code|zip|zip_?code|state|province|region|country)["']?[ \t]*[:=][ \t]*["']?([^"'\n,}]{2,60}?)["']?[ \t]*(?=[,}\n]|$)/gim;
+  /(?:^|[{,])[ \t]*["']?(?:street|street_?address|address(?:_?line)?\d?|city|town|postcode|postal_?code|zip|zip_?code|state|province|region|country)["']?[ \t]*[:=][ \t]*(?:"([^"\n]{2,80})"|'([^'\n]{2,80})'|([^"'\n,}]{2,60}?))[ \t]*(?=[,}\n]|$)/gim;
 
 /**
  * Address lines: a street with its house number, a postcode with its town, the fields of an
@@ -95,6 +96,10 @@ export function findAddresses(text: string, isPlace: (name: string) => boolean):
       break;
     }
   }
+  // Irish and British counties as written in addresses: County Cork, Co. Kerry (not "County
+  // Council" or "Co. Ltd": the word after must be a name, not an organisation's word).
+  for (const m of text.matchAll(/\b(?:County|Co\.)[ \t]+(\p{Lu}\p{Ll}+)/gu))
+    if (!isOrganisationWord(m[1]!)) push(m.index, m.index + m[0].length);
   for (const m of text.matchAll(POSTCODE)) {
     const value = m[0].replace(/[ \t]+$/, '');
     const bare = /^\d{4,5}[ \t]+(\p{Lu}[\p{L}'’.-]*)/u.exec(value);
@@ -103,7 +108,9 @@ export function findAddresses(text: string, isPlace: (name: string) => boolean):
     push(m.index, m.index + value.length);
   }
   for (const m of text.matchAll(FIELD)) {
-    const value = m[1]!.trim();
+    // A quoted value runs to its closing quote, commas and all ("No. 88, Section 4, Zhongxiao
+    // East Road"); an unquoted one ends at the next comma, as fields of a record do.
+    const value = (m[1] ?? m[2] ?? m[3] ?? '').trim();
     // A value of an address field is written like one: with a capital or a digit, not like an
     // identifier (eu-west-1, var.region) or an empty value.
     if (

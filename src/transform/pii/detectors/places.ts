@@ -40,7 +40,9 @@ export function findPlaces(text: string, places: PlaceGazetteer): Candidate[] {
         const end = start + name.length;
         const known = places.known.has(name);
         if (!known && !(places.minor.has(name) && hasPlaceContext(text, start, end, places))) continue;
-        out.push({ start, end, bucket: 'LOCATION', rank: Rank.name });
+        // "West Yorkshire" read whole as a region outweighs reading it as a given and family name.
+        const rank = places.fixed.has(name) ? Rank.address : Rank.name;
+        out.push({ start, end, bucket: 'LOCATION', rank });
         i = j - 1;
         break;
       }

