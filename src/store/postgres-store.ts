@@ -1,17 +1,16 @@
 import pg from 'pg';
 import { migrate } from './postgres-migrate.ts';
-import type {
-  ApiKeyRecord,
-  AuditEvent,
-  KeyOwner,
-  SessionRecord,
-  SessionStatus,
-  SessionTokenHashes,
-  Store,
+import {
+  type ApiKeyRecord,
+  type AuditEvent,
+  type KeyOwner,
+  MIN_ID_PREFIX,
+  revokeTarget,
+  type SessionRecord,
+  type SessionStatus,
+  type SessionTokenHashes,
+  type Store,
 } from './store.ts';
-
-/** The shortest start of a key id that `keys revoke` takes for the whole id (as SqliteStore). */
-const MIN_ID_PREFIX = 8;
 
 /**
  * Connections per process. Every query is one short statement, so a few serve a busy API
@@ -138,7 +137,7 @@ export class PostgresStore implements Store {
     // As `keys list` shows them: the key's prefix (copied with its ellipsis or not), its id,
     // or the start of its id when that names exactly one active key. One statement, so that
     // the choice and the revocation see the same keys.
-    const target = idOrPrefix.trim().replace(/(?:…|\.\.\.)$/, '');
+    const target = revokeTarget(idOrPrefix);
     if (target.length === 0) return 0;
     const result = await this.pool.query(
       `WITH active AS (SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL),

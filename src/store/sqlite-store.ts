@@ -1,18 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type {
-  ApiKeyRecord,
-  AuditEvent,
-  KeyOwner,
-  SessionRecord,
-  SessionStatus,
-  SessionTokenHashes,
-  Store,
+import {
+  type ApiKeyRecord,
+  type AuditEvent,
+  type KeyOwner,
+  MIN_ID_PREFIX,
+  revokeTarget,
+  type SessionRecord,
+  type SessionStatus,
+  type SessionTokenHashes,
+  type Store,
 } from './store.ts';
-
-/** The shortest start of a key id that `keys revoke` takes for the whole id. */
-const MIN_ID_PREFIX = 8;
 
 /** Schema versions, applied in order; `PRAGMA user_version` records how far a file got. */
 const migrations: readonly string[] = [
@@ -182,7 +181,7 @@ export class SqliteStore implements Store {
   async revokeApiKey(idOrPrefix: string): Promise<number> {
     // As `keys list` shows them: the key's prefix (copied with its ellipsis or not), its id,
     // or the start of its id when that names exactly one active key.
-    const target = idOrPrefix.trim().replace(/(?:…|\.\.\.)$/, '');
+    const target = revokeTarget(idOrPrefix);
     if (target.length === 0) return 0;
     const active = (where: string, ...params: string[]) =>
       this.db.prepare(`SELECT id FROM api_keys WHERE revoked_at IS NULL AND ${where}`).all(...params) as {

@@ -66,6 +66,14 @@ export interface SessionTokenHashes {
   control: string;
 }
 
+/** The shortest start of a key id that `keys revoke` takes for the whole id. */
+export const MIN_ID_PREFIX = 8;
+
+/** What `keys revoke` was given, as `keys list` shows keys: a prefix may be copied with its ellipsis. */
+export function revokeTarget(idOrPrefix: string): string {
+  return idOrPrefix.trim().replace(/(?:…|\.\.\.)$/, '');
+}
+
 export interface Store {
   insertApiKey(record: ApiKeyRecord, hash: string): Promise<void>;
   findKeyByHash(hash: string): Promise<KeyOwner | undefined>;
