@@ -6,6 +6,7 @@ import { type FormatId, formatInfo } from '../src/detect/formats.ts';
 import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
+import { hostileSection, runHostileBench } from './hostile.ts';
 import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
 import { machineLine } from './machine.ts';
 import { type MainContentResult, mainContentSection, runMainContent } from './maincontent.ts';
@@ -37,12 +38,14 @@ import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, main-content extraction
 // against Readability, defuddle and pandoc, PDF against pdftotext, pdf.js, anydoc and Tesseract,
-// big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server and
-// interact sessions against a bare Chromium, all measured in this one run; writes bench/RESULTS.md.
+// big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server, a
+// second team's small parses while one team sends hostile files (against the same parses unloaded),
+// and interact sessions against a bare Chromium, all measured in this one run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
-// latency runs per side, default 20), QUIRE_BENCH_SESSIONS_HELD (sessions held at once, default 30).
+// latency runs per side, default 20), QUIRE_BENCH_SESSIONS_HELD (sessions held at once, default 30),
+// QUIRE_BENCH_HOSTILE_SAMPLES (small parses per phase of the fairness section, default 200).
 // While working on one part, QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS
 // (corpus formats, and the big documents of those formats) narrow the run; a narrowed run writes
 // bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
@@ -51,7 +54,17 @@ const benchDir = path.join(repoRoot, 'bench');
 const outRoot = path.join(benchDir, 'out');
 const resultsPath = path.join(benchDir, 'RESULTS.md');
 const partialResultsPath = path.join(outRoot, 'RESULTS.partial.md');
-const sections = ['corpus', 'maincontent', 'pdf', 'big', 'load', 'sessions'] as const;
+const sections = [
+  'corpus',
+  'maincontent',
+  'pdf',
+  'big',
+  'load',
+  'hostile',
+  'sessions',
+  'pii',
+  'extract',
+] as const;
 type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
 /** pandoc start-up samples taken before and again after the sections that run pandoc. */
@@ -461,6 +474,22 @@ async function main(): Promise<void> {
     notes.push('The HTTP load test was skipped (QUIRE_BENCH_LOAD_SECONDS=0 or no HTML/CSV cases).');
   }
 
+  let hostileLines: string[] = [];
+  if (runs('hostile')) {
+    const result = await runHostileBench(
+      {
+        samples: intEnv('QUIRE_BENCH_HOSTILE_SAMPLES', 200, 20, 100_000),
+        paceMs: 50,
+        hostileClients: [1, os.availableParallelism()],
+        maxPhaseSeconds: 300,
+      },
+      log,
+    );
+    hostileLines = hostileSection(result);
+    fs.mkdirSync(outRoot, { recursive: true });
+    fs.writeFileSync(path.join(outRoot, 'hostile.json'), `${JSON.stringify(result, null, 1)}\n`);
+  }
+
   let sessionLines: string[] = [];
   if (runs('sessions')) {
     const result = await runSessionsBench(
@@ -474,6 +503,37 @@ async function main(): Promise<void> {
     fs.mkdirSync(outRoot, { recursive: true });
     fs.writeFileSync(path.join(outRoot, 'sessions.json'), `${JSON.stringify(result, null, 1)}\n`);
   }
+
+  // The labelled sets of redactPII and of offline json have their own scripts (each also writes its
+  // folder's RESULTS.md); their reports are taken in whole, one heading level down.
+  const scriptReport = (script: string, title: string): string[] => {
+    log(`${title}: node ${script}`);
+    try {
+      execFileSync(process.execPath, [path.join(repoRoot, script), '--write'], {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const report = fs.readFileSync(path.join(repoRoot, path.dirname(script), 'RESULTS.md'), 'utf8');
+      return [
+        ...report
+          .trim()
+          .split('\n')
+          .map((l) => (l.startsWith('#') ? `#${l}` : l)),
+        '',
+      ];
+    } catch (error) {
+      return [
+        `## ${title}`,
+        '',
+        `Not measured: ${error instanceof Error ? error.message : String(error)}`,
+        '',
+      ];
+    }
+  };
+  const piiLines = runs('pii') ? scriptReport('bench/pii/score.ts', 'PII redaction') : [];
+  const extractLines = runs('extract')
+    ? scriptReport('bench/extract/score.ts', 'Offline json extraction')
+    : [];
 
   const totalS = (nowMs() - started) / 1000;
   const md = [
@@ -497,7 +557,10 @@ async function main(): Promise<void> {
     ...pdfLines,
     ...bigLines,
     ...loadLines,
+    ...hostileLines,
     ...sessionLines,
+    ...piiLines,
+    ...extractLines,
     '## How to reproduce',
     '',
     '`npm run bench` (needs `pandoc` on PATH and the shared corpus at ../shared/corpus or `QUIRE_CORPUS_DIR`; ' +

@@ -102,7 +102,8 @@ const heldCount = docs.filter((d) => d.split === 'heldout').reduce((n, d) => n +
 const report = `# PII redaction: labelled set scores
 
 Precision / recall per bucket (see bench/pii/README.md for the set and how spans are scored).
-\`accurate\` runs \`aggressive\` until a language model is configured, so it scores the same.
+Without a language model \`accurate\` runs \`aggressive\`, so it scores the same; with one, its quality is the
+model's, and this set is not sent to a model here.
 
 ## Dev split (${docs.filter((d) => d.split === 'dev').length} documents, ${devCount} entities; looked at while writing the rules)
 
