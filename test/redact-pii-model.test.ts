@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
 import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts';
 import { parse, useServer } from './helpers/server.ts';
 
@@ -46,6 +47,17 @@ describe('redactPII accurate with a language model', () => {
     assert.ok(request, 'the model was asked');
     assert.match(request.body.messages[0]!.content, /personal information/);
     assert.match(request.body.messages[1]!.content, /Quillon Verhoeven-Maas visited the plant/);
+  });
+
+  it('works through the official SDK', async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const doc = await client.parse(
+      { data: Buffer.from(report('id-sdk')), filename: 'report.md' },
+      { redactPII: { mode: 'accurate', replaceStyle: 'mask' } },
+    );
+    // One asterisk per character, each escaped so that Markdown shows it.
+    assert.match(doc.markdown ?? '', /^(?:\\\*){22} visited the plant in (?:\\\*){11} on Tuesday\./m);
+    assert.equal(sentFor('id-sdk').length, 1);
   });
 
   it('the aggressive mode, without the model, does not know the name', async () => {
