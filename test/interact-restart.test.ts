@@ -21,9 +21,11 @@ function executeProcess(dataDir: string): number | undefined {
 }
 
 describe('interact sessions across a server crash', () => {
-  it('a restart kills the browsers and executions a crashed run left, marks their sessions destroyed and removes their folders', async () => {
+  it('a restart kills the browsers and executions a crashed run left, marks their sessions destroyed and removes their folders', async (t) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-restart-'));
     const first = await startServer({ QUIRE_DATA_DIR: dataDir, QUIRE_SESSIONS_EXECUTE: 'true' });
+    // Stopped by the kill below; if the test fails before it, stopped here.
+    t.after(() => first.stop('SIGKILL'));
     const created = await createSession(first);
     const pid = recordedPid(dataDir, created.id);
     const runDir = path.join(dataDir, 'sessions', 'run');

@@ -6,8 +6,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it, mock } from 'node:test';
 import { SlidingWindowRateLimiter } from '../src/quota/rate-limit.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
-import { parse, startServer } from './helpers/server.ts';
-import { otherTeamKey } from './helpers/sessions.ts';
+import { corpusFile, parse, startServer } from './helpers/server.ts';
+import { isRunning, otherTeamKey, waitFor } from './helpers/sessions.ts';
 
 describe('service lifecycle', () => {
   it('finishes a request in flight on SIGTERM, then exits 0', async () => {
@@ -195,5 +195,39 @@ describe('service lifecycle', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('stops its conversion workers, busy ones too, when the server is killed', async () => {
+    const server = await startServer({ QUIRE_WORKERS: '1' });
+    // A 352-page book OCR'd page by page keeps its worker busy far longer than this test.
+    const book = corpusFile('pdf/big/pjs-freeculture-352p.pdf');
+    const form = new FormData();
+    form.append('options', JSON.stringify({ parsers: [{ type: 'pdf', mode: 'ocr' }], timeout: 300_000 }));
+    form.append('file', new Blob([book.bytes as Uint8Array<ArrayBuffer>]), book.filename);
+    void fetch(`${server.url}/v2/parse`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${server.key}` },
+    }).catch(() => {});
+    const serverPid = server.process.pid!;
+    const children = () =>
+      fs
+        .readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'latin1')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+    const worker = Number(children()[0]);
+    // Busy: it has started tesseract on the first page.
+    await waitFor(
+      'the worker to start OCR',
+      async () =>
+        fs.existsSync(`/proc/${worker}/task/${worker}/children`) &&
+        fs.readFileSync(`/proc/${worker}/task/${worker}/children`, 'latin1').trim()
+          ? true
+          : undefined,
+      60_000,
+    );
+    await server.stop('SIGKILL');
+    await waitFor('the orphaned worker to exit', async () => (isRunning(worker) ? undefined : true), 60_000);
   });
 });

@@ -2,6 +2,11 @@ import { ConversionError } from '../convert/converter.ts';
 import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
 import { type ParseData, type ParseJob, parseDocument, textToRedact } from './parse-document.ts';
 
+// A worker whose server has gone (killed, or crashed past its shutdown code) has nobody to answer
+// and nobody to enforce the deadline: it stops at once rather than finishing a conversion that can
+// run for many minutes (a long OCR) on a machine that may already run the server's replacement.
+process.once('disconnect', () => process.exit(0));
+
 /** What the HTTP layer adds to a document's metadata, known before the conversion starts. */
 export interface EnvelopeMetadata {
   scrapeId: string;

@@ -23,6 +23,15 @@ export interface RunningServer {
 }
 
 /**
+ * Servers still running when the test file's process ends (a test that failed before its own
+ * cleanup, ended by --test-force-exit) are told to shut down, so none outlives the suite.
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
+
+/**
  * Start Quire as a real process on a free port, as `npm start` does, with its own data
  * folder and a known key, and wait until it says where it listens.
  */
@@ -42,6 +51,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let output = '';
   child.stdout!.on('data', (d: Buffer) => {
     output += d.toString();
@@ -94,7 +105,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       });
     },
     stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // Already gone (it exited, or a test killed it).
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
         child.once('exit', (code) => {
           fs.rmSync(dataDir, { recursive: true, force: true });
