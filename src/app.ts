@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { ConversionPool } from './pipeline/worker-pool.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
 import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
@@ -31,11 +32,14 @@ export async function createApp(config: Config): Promise<App> {
   if (configuredKeys.length === 0 && (await store.countActiveApiKeys()) === 0) {
     firstKey = (await createApiKey(store, config.QUIRE_DEFAULT_TEAM, 'first start')).key;
   }
+  // Read when scraped, by which time the pool and sessions exist.
+  const metrics = new Metrics({ pool: () => pool.stats(), activeSessions: () => sessions.activeCount() });
   const pool = new ConversionPool({
     workers: config.QUIRE_WORKERS,
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: config.QUIRE_QUEUE_SIZE,
     reserveMs: config.QUIRE_FAIR_RESERVE_MS,
+    observer: metrics,
   });
   const sessions = new SessionService(store, config);
   const server = buildServer({
@@ -53,6 +57,7 @@ export async function createApp(config: Config): Promise<App> {
         ? new SlidingWindowRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)
         : undefined,
     sessions,
+    metrics,
   });
   await sessions.start();
   return {

@@ -48,6 +48,11 @@ export const configSchema = z.object({
   QUIRE_TEAM_CONCURRENCY: intVar(0, 0, 10_000).describe(
     'Parses one team may run at once; more wait (metadata.concurrencyLimited). 0: as many as there are workers, so no team can queue more work than the node runs.',
   ),
+  QUIRE_METRICS_TOKEN: stringVar(
+    '',
+    'Bearer token that GET /metrics (Prometheus format) requires; empty: /metrics is off (404).',
+    true,
+  ),
   QUIRE_FAIR_RESERVE_MS: intVar(limits.fairReserveMs, 0, 600_000).describe(
     'How long a team counts as active after its last parse: while it holds no worker, a team that holds one may not take the last free ones. 0 turns the reserve off.',
   ),

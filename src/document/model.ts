@@ -134,4 +134,6 @@ export interface QuireDocument {
    * page marks (`data.page`), by which per-page outputs split the rendered document.
    */
   pages?: PageInfo[];
+  /** Pages recognised by OCR (attempted, failed ones too): what the metrics count as OCR work. */
+  ocrPages?: number;
 }

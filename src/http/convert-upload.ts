@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { convertibleFormats } from '../convert/index.ts';
 import { detectFormat } from '../detect/detect.ts';
-import { formatInfo } from '../detect/formats.ts';
+import { type FormatId, formatInfo } from '../detect/formats.ts';
 import type { LanguageModel } from '../enrich/llm/provider.ts';
 import { findPiiWithModel } from '../enrich/model/pii.ts';
 import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
 import { enrichWithModel } from '../enrich/with-model.ts';
 import { limits } from '../limits.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import type { PageOrigin } from '../pipeline/parse-document.ts';
 import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/worker.ts';
@@ -27,6 +28,7 @@ export interface ConvertDeps {
   concurrency: TeamConcurrency;
   /** The configured language model for summary and json; undefined: the offline methods. */
   model: LanguageModel | undefined;
+  metrics?: Metrics;
 }
 
 /** Bytes to convert: an upload, or a page fetched from `origin` (scrape). */
@@ -48,8 +50,11 @@ export interface Deadline {
   done: () => void;
 }
 
-/** `operation` names the request in the 408's message: "parse", "scrape". */
-export function deadline(request: FastifyRequest, ms: number, operation: string): Deadline {
+/**
+ * `operation` names the request in the 408's message: "parse", "scrape". Without a request (the
+ * command line) there is no client to watch, only the time.
+ */
+export function deadline(request: FastifyRequest | undefined, ms: number, operation: string): Deadline {
   const controller = new AbortController();
   const ends = performance.now() + ms;
   const expired = () =>
@@ -57,14 +62,14 @@ export function deadline(request: FastifyRequest, ms: number, operation: string)
   const timer = setTimeout(() => controller.abort(expired()), ms);
   // Until we answer, a closed socket means the client has gone and the work is wasted.
   const onClose = () => controller.abort(new Error('client gone'));
-  request.raw.socket.once('close', onClose);
+  request?.raw.socket.once('close', onClose);
   return {
     signal: controller.signal,
     remaining: () => ends - performance.now(),
     expired,
     done: () => {
       clearTimeout(timer);
-      request.raw.socket.off('close', onClose);
+      request?.raw.socket.off('close', onClose);
     },
   };
 }
@@ -76,6 +81,26 @@ export function stopped(clock: Deadline): Error {
 
 const refusalStatus = 400;
 
+/**
+ * What the bytes are, and the `warning` when they overrule the name or type they came with. Also
+ * the command line's detection, so that a file gets the same answer there as uploaded.
+ */
+export function detectUpload(
+  file: UploadedFile,
+  options: ParseOptions,
+  fetched: boolean,
+): { format: FormatId; warnings: string[] } {
+  const detection = detectFormat({ ...file, fetched }, convertibleFormats(options));
+  const warnings: string[] = [];
+  if (detection.relabelled) {
+    const actual = formatInfo(detection.format).label;
+    warnings.push(
+      `The ${fetched ? 'page was served' : 'upload was named'} as ${formatInfo(detection.relabelled.claimed).label} but its bytes are ${actual}; it was parsed as ${actual}.`,
+    );
+  }
+  return { format: detection.format, warnings };
+}
+
 async function convert(
   deps: ConvertDeps,
   request: FastifyRequest,
@@ -85,16 +110,8 @@ async function convert(
   clock: Deadline,
   piiModel?: ModelRedaction,
 ): Promise<Extract<WorkerResult, { ok: true }>> {
-  const fetched = input.origin !== undefined;
-  const detection = detectFormat({ ...input.file, fetched }, convertibleFormats(options));
-  const warnings: string[] = [];
-  if (detection.relabelled) {
-    const actual = formatInfo(detection.format).label;
-    warnings.push(
-      `The ${fetched ? 'page was served' : 'upload was named'} as ${formatInfo(detection.relabelled.claimed).label} but its bytes are ${actual}; it was parsed as ${actual}.`,
-    );
-  }
-  if (request.audit) request.audit.format = detection.format;
+  const { format, warnings } = detectUpload(input.file, options, input.origin !== undefined);
+  if (request.audit) request.audit.format = format;
 
   const principal = request.principal!;
   try {
@@ -107,21 +124,25 @@ async function convert(
       request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');
       const envelope: EnvelopeMetadata = { scrapeId: randomUUID(), concurrencyLimited: lease.limited };
       if (lease.limited) envelope.concurrencyQueueDurationMs = lease.waitedMs;
-      const result = await deps.pool.run(
-        {
-          bytes: input.file.bytes,
-          filename: input.file.filename,
-          contentType: input.file.contentType,
-          format: detection.format,
-          options,
-          warnings,
-          envelope,
-          enrich,
-          origin: input.origin,
-          piiModel,
-        },
-        { team: principal.team, key: principal.keyId },
-        clock.signal,
+      const result = await measured(
+        deps.metrics,
+        format,
+        deps.pool.run(
+          {
+            bytes: input.file.bytes,
+            filename: input.file.filename,
+            contentType: input.file.contentType,
+            format,
+            options,
+            warnings,
+            envelope,
+            enrich,
+            origin: input.origin,
+            piiModel,
+          },
+          { team: principal.team, key: principal.keyId },
+          clock.signal,
+        ),
       );
       if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
       return result;
@@ -130,6 +151,30 @@ async function convert(
     }
   } catch (error) {
     if (error instanceof PoolError) throw poolFailure(error, clock);
+    throw error;
+  }
+}
+
+/** A conversion's time, outcome (ok, the refusal's code, or the pool's failure) and pages, in the metrics. */
+async function measured(
+  metrics: Metrics | undefined,
+  format: string,
+  run: Promise<WorkerResult>,
+): Promise<WorkerResult> {
+  const started = performance.now();
+  const record = (outcome: string, result?: WorkerResult) =>
+    metrics?.conversion(
+      format,
+      outcome,
+      (performance.now() - started) / 1000,
+      result?.ok && 'usage' in result ? result.usage : undefined,
+    );
+  try {
+    const result = await run;
+    record(result.ok ? 'ok' : result.code, result);
+    return result;
+  } catch (error) {
+    record(error instanceof PoolError ? error.failure.kind : 'error');
     throw error;
   }
 }
@@ -155,7 +200,8 @@ async function answer(
   return joinAnswer(result.parts, fields, warnings);
 }
 
-function poolFailure(error: PoolError, clock: Deadline): Error {
+/** A pool failure as the caller hears it (also the command line's message for a failed file). */
+export function poolFailure(error: PoolError, clock: Deadline): Error {
   switch (error.failure.kind) {
     case 'aborted':
       return stopped(clock);

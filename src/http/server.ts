@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { configuredModel } from '../enrich/llm/provider.ts';
 import { limits } from '../limits.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { ConversionPool } from '../pipeline/worker-pool.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
@@ -18,6 +19,7 @@ import './request-context.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
@@ -31,6 +33,7 @@ export interface ServerDeps {
   uploads: UploadBudget;
   rateLimiter: RateLimiter | undefined;
   sessions: SessionService;
+  metrics: Metrics;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -88,6 +91,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // By route template, never the raw URL, so that ids and tokens do not become label values.
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.request(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ClientGoneError) {
@@ -120,6 +132,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.server.on('upgrade', (req, socket, head) => deps.sessions.handleUpgrade(req, socket, head));
 
   app.register(healthRoutes);
+  if (deps.config.QUIRE_METRICS_TOKEN)
+    app.register(metricsRoutes, { metrics: deps.metrics, token: deps.config.QUIRE_METRICS_TOKEN });
   // Opened by a session's own token (in its URLs), not an API key.
   app.register(sessionTokenRoutes, { sessions: deps.sessions, config: deps.config });
   // Everything under /v2 needs a key (behaviour doc, decision 1), then passes the rate limit.
@@ -162,6 +176,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     v2.register(openApiRoutes);
     const model = configuredModel(deps.config);
     v2.register(parseRoutes, {
+      metrics: deps.metrics,
       pool: deps.pool,
       concurrency: deps.concurrency,
       uploads: deps.uploads,
@@ -174,6 +189,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       'a scrape',
     );
     v2.register(scrapeRoutes, {
+      metrics: deps.metrics,
       pool: deps.pool,
       concurrency: deps.concurrency,
       uploads: deps.uploads,

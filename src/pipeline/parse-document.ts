@@ -74,10 +74,17 @@ export interface ParseData {
   warning?: string;
 }
 
+/** The work a conversion did, for metrics (and credits): pages of a paged document, pages OCR'd. */
+export interface Usage {
+  pages: number;
+  ocrPages: number;
+}
+
 /** A parse's data, and what the API process's model calls read when they are to make summary or json. */
 export interface ParsedDocument extends ParseData {
-  /** Not part of the answer: the worker takes it out before serialising. */
+  /** Not part of the answer (nor is `usage`): the worker takes it out before serialising. */
   modelInput?: ModelInput;
+  usage: Usage;
 }
 
 /**
@@ -170,6 +177,10 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     : undefined;
   Object.assign(outputs, enriched?.outputs);
   const data: ParsedDocument = {
+    usage: {
+      pages: typeof doc.metadata.numPages === 'number' ? doc.metadata.numPages : 0,
+      ocrPages: doc.ocrPages ?? 0,
+    },
     ...outputs,
     metadata: {
       ...doc.metadata,

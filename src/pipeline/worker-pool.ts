@@ -10,6 +10,13 @@ export interface PoolSettings {
   queueSize: number;
   /** See FairQueueSettings.reserveMs. */
   reserveMs: number;
+  /** Told how long each conversion waited for a worker, and of each worker lost. */
+  observer?: PoolObserver;
+}
+
+export interface PoolObserver {
+  queueWait(seconds: number): void;
+  workerLost(): void;
 }
 
 /** Why a task did not produce a result, in terms the HTTP layer can answer with. */
@@ -41,8 +48,10 @@ export class ConversionPool {
   private readonly pool: Tinypool;
   private readonly queue: FairQueue;
   private readonly watchdog: NodeJS.Timeout;
+  private readonly settings: PoolSettings;
 
   constructor(settings: PoolSettings) {
+    this.settings = settings;
     this.pool = new Tinypool({
       filename: new URL('./worker.ts', import.meta.url).href,
       runtime: 'child_process',
@@ -75,24 +84,33 @@ export class ConversionPool {
 
   async run(job: WorkerJob, who: Requester, signal: AbortSignal): Promise<WorkerResult> {
     let slot: WorkerSlot | undefined;
+    const asked = performance.now();
     try {
       slot = await this.queue.acquire(who, signal);
+      this.settings.observer?.queueWait((performance.now() - asked) / 1000);
       return (await this.pool.run(job, { signal })) as WorkerResult;
     } catch (error) {
       const err = error as Error;
       if (err instanceof QueueFullError) throw new PoolError({ kind: 'queue-full' });
-      if (signal.aborted || err.name === 'AbortError') throw new PoolError({ kind: 'aborted' });
+      // An abort while running kills the worker's process; one while waiting costs nothing.
+      if (signal.aborted || err.name === 'AbortError') {
+        if (slot) this.settings.observer?.workerLost();
+        throw new PoolError({ kind: 'aborted' });
+      }
       if (/queue is at limit/i.test(err.message)) throw new PoolError({ kind: 'queue-full' });
-      if (/exited unexpectedly/i.test(err.message)) throw new PoolError({ kind: 'worker-died' });
+      if (/exited unexpectedly/i.test(err.message)) {
+        this.settings.observer?.workerLost();
+        throw new PoolError({ kind: 'worker-died' });
+      }
       throw new PoolError({ kind: 'crashed', error: err });
     } finally {
       slot?.release();
     }
   }
 
-  /** Busy workers, waiting conversions and the teams among them. */
-  stats(): ReturnType<FairQueue['stats']> {
-    return this.queue.stats();
+  /** Busy workers, waiting conversions and the teams among them, and the pool's size. */
+  stats(): ReturnType<FairQueue['stats']> & { workers: number } {
+    return { ...this.queue.stats(), workers: this.settings.workers };
   }
 
   close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { ConversionError } from '../convert/converter.ts';
 import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
-import { type ParseData, type ParseJob, parseDocument, textToRedact } from './parse-document.ts';
+import { type ParseData, type ParseJob, parseDocument, textToRedact, type Usage } from './parse-document.ts';
 
 // A worker whose server has gone (killed, or crashed past its shutdown code) has nobody to answer
 // and nobody to enforce the deadline: it stops at once rather than finishing a conversion that can
@@ -40,8 +40,8 @@ export interface AnswerParts {
  * re-encodes a large answer itself.
  */
 export type WorkerResult =
-  | { ok: true; body: string }
-  | { ok: true; parts: AnswerParts; modelInput: ModelInput }
+  | { ok: true; body: string; usage: Usage }
+  | { ok: true; parts: AnswerParts; modelInput: ModelInput; usage: Usage }
   /** The text for a model to find personal information in (`redactPII` accurate, first step). */
   | { ok: true; redact: { text: string; textChars: number } }
   | { ok: false; code: ConversionError['code']; message: string };
@@ -90,9 +90,9 @@ export default async function run(job: WorkerJob): Promise<WorkerResult> {
   try {
     if (job.piiModel?.stage === 'collect')
       return { ok: true, redact: await textToRedact(job, job.piiModel.maxChars) };
-    const { modelInput, ...data } = await parseDocument(job);
-    if (modelInput) return { ok: true, parts: answerParts(data, job.envelope), modelInput };
-    return { ok: true, body: answerBody(data, job.envelope) };
+    const { modelInput, usage, ...data } = await parseDocument(job);
+    if (modelInput) return { ok: true, parts: answerParts(data, job.envelope), modelInput, usage };
+    return { ok: true, body: answerBody(data, job.envelope), usage };
   } catch (error) {
     if (error instanceof ConversionError) return { ok: false, code: error.code, message: error.message };
     if (error instanceof RangeError && /call stack/i.test(error.message)) {

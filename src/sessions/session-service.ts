@@ -448,6 +448,11 @@ export class SessionService {
     };
   }
 
+  /** Sessions this node holds now (for metrics). */
+  activeCount(): number {
+    return this.held.size;
+  }
+
   async list(team: string, status: SessionStatus | undefined): Promise<SessionRecord[]> {
     return (await this.store.listSessions(team, status)).map((r) => this.current(r));
   }

@@ -54,6 +54,7 @@ export const convertImage: Converter = async (input) => {
     kind: 'document',
     tree,
     metadata: { numPages: pages.length },
+    ocrPages: wanted,
     contentType: mimeTypes[0] ?? 'application/octet-stream',
     baseUrl: input.url,
     warnings,

@@ -63,6 +63,7 @@ export const convertPdf: Converter = async (input) => {
     contentType: 'application/pdf',
     baseUrl: input.url,
     warnings,
+    ocrPages: read.ocrPages,
   };
   if (paged) doc.pages = describePages(pages, count, furniture, placements);
   return doc;
@@ -71,6 +72,7 @@ export const convertPdf: Converter = async (input) => {
 interface DocumentRead {
   pages: LaidPage[];
   failed: number;
+  ocrPages: number;
   ocrFailed: number;
   oversizedStreams: number;
   count: number;
@@ -90,13 +92,19 @@ async function readDocument(
     const metadata = await readMetadata(pdfjs, doc);
     const total = doc.numPages;
     const count = Math.min(total, maxPages ?? total);
-    const { pages, failed, ocrFailed, oversizedStreams } = await readPages(pdfjs, doc, bytes, count, mode);
+    const { pages, failed, ocrPages, ocrFailed, oversizedStreams } = await readPages(
+      pdfjs,
+      doc,
+      bytes,
+      count,
+      mode,
+    );
     if (failed.length === count && count > 0)
       throw new ConversionError(
         'UNPARSABLE_DOCUMENT',
         'No page of the PDF could be read; the file is damaged.',
       );
-    return { pages, failed: failed.length, ocrFailed, oversizedStreams, count, total, metadata };
+    return { pages, failed: failed.length, ocrPages, ocrFailed, oversizedStreams, count, total, metadata };
   } finally {
     await task.destroy().catch(() => {});
   }

@@ -33,6 +33,8 @@ export interface RangeResult {
   pages: LaidPage[];
   /** Indexes of the pages that could not be read. */
   failed: number[];
+  /** Pages OCR was run on, failed ones included. */
+  ocrPages: number;
   ocrFailed: number;
   /** Streams left out while reading these pages for inflating past their limit. */
   oversizedStreams: number;
@@ -59,7 +61,7 @@ export async function processPages(
   state: ReadState,
   mode: Mode,
 ): Promise<RangeResult> {
-  const result: RangeResult = { pages: [], failed: [], ocrFailed: 0, oversizedStreams: 0 };
+  const result: RangeResult = { pages: [], failed: [], ocrPages: 0, ocrFailed: 0, oversizedStreams: 0 };
   const oversizedBefore = oversizedStreams();
   for (let i = claim(); i !== undefined; i = claim()) {
     let page: PDFPageProxy;
@@ -72,6 +74,7 @@ export async function processPages(
     try {
       const { content, garbage } = await readPage(pdfjs, page, i, state);
       if (mode === 'ocr' || (mode === 'auto' && needsOcr(content, garbage))) {
+        result.ocrPages++;
         try {
           // OCR's modules (a native canvas, Tesseract's runner) load with the first page OCR'd,
           // so a thread that reads text only starts without them.

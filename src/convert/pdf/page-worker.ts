@@ -55,7 +55,10 @@ async function help(job: HelpJob): Promise<HelpReply> {
     const state = { ...startState(job.mode), anchorLinks: await start };
     // The main thread may have read every page already and shut this thread out.
     if (Atomics.compareExchange(shared, HELPER, IDLE, READING) !== IDLE)
-      return { id: job.id, result: { pages: [], failed: [], ocrFailed: 0, oversizedStreams: 0 } };
+      return {
+        id: job.id,
+        result: { pages: [], failed: [], ocrPages: 0, ocrFailed: 0, oversizedStreams: 0 },
+      };
     return {
       id: job.id,
       result: await processPages(pdfjs, doc, sharedPages(shared, job.count), state, job.mode),

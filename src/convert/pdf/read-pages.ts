@@ -69,6 +69,7 @@ export async function readPages(
   return {
     pages: results.flatMap((r) => r.pages).sort((a, b) => a.index - b.index),
     failed: results.flatMap((r) => r.failed),
+    ocrPages: results.reduce((n, r) => n + r.ocrPages, 0),
     ocrFailed: results.reduce((n, r) => n + r.ocrFailed, 0),
     oversizedStreams: results.reduce((n, r) => n + r.oversizedStreams, 0),
   };
