@@ -64,6 +64,7 @@ const sections = [
   'sessions',
   'pii',
   'extract',
+  'params',
 ] as const;
 type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
@@ -534,6 +535,9 @@ async function main(): Promise<void> {
   const extractLines = runs('extract')
     ? scriptReport('bench/extract/score.ts', 'Offline json extraction')
     : [];
+  const paramsLines = runs('params')
+    ? scriptReport('bench/params-preview/score.ts', 'Params-preview offline reader')
+    : [];
 
   const totalS = (nowMs() - started) / 1000;
   const md = [
@@ -561,6 +565,7 @@ async function main(): Promise<void> {
     ...sessionLines,
     ...piiLines,
     ...extractLines,
+    ...paramsLines,
     '## How to reproduce',
     '',
     '`npm run bench` (needs `pandoc` on PATH and the shared corpus at ../shared/corpus or `QUIRE_CORPUS_DIR`; ' +

@@ -674,12 +674,19 @@ describe('POST /v2/crawl/params-preview', () => {
       assert.ok(listed.includes(`${site.url}${path}`), path);
   });
 
-  it('sends a wrong answer back once, and answers upstream’s 400 when the model fails', async () => {
+  it('sends a wrong answer back once; when the model fails the rules read the prompt, else upstream’s 400', async () => {
     const asked = fake.requests.length;
     const retried = await preview({ url: `${site.url}/twice/`, prompt: 'everything' });
     assert.equal(retried.status, 200, JSON.stringify(retried.body));
     assert.equal(fake.requests.length - asked, 2, 'the wrong first answer was sent back once');
-    const failed = await preview({ url: `${site.url}/broken/`, prompt: 'everything' });
+    const fallback = await preview({ url: `${site.url}/broken/`, prompt: 'everything' });
+    assert.equal(fallback.status, 200, JSON.stringify(fallback.body));
+    assert.deepEqual(fallback.body.data, { url: `${site.url}/broken/`, crawlEntireDomain: true });
+    assert.match(
+      fallback.body.warning,
+      /^The language model gave no usable options, so Quire's rule-based reader/,
+    );
+    const failed = await preview({ url: `${site.url}/broken/`, prompt: 'hello there' });
     assert.deepEqual(
       [failed.status, failed.body],
       [400, { success: false, error: 'Failed to process natural language prompt. Please try rephrasing.' }],
@@ -698,21 +705,5 @@ describe('POST /v2/crawl/params-preview', () => {
     const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
     const data = await client.crawlParamsPreview(`${site.url}/`, 'only the blog');
     assert.equal((data as { url?: string }).url, `${site.url}/`);
-  });
-});
-
-describe('POST /v2/crawl/params-preview without a model', () => {
-  const server = useServer();
-  it('answers upstream’s 400, as upstream does without a model', async () => {
-    const res = await fetch(`${server().url}/v2/crawl/params-preview`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'https://example.com', prompt: 'only the blog' }),
-    });
-    assert.equal(res.status, 400);
-    assert.deepEqual(await res.json(), {
-      success: false,
-      error: 'Failed to process natural language prompt. Please try rephrasing.',
-    });
   });
 });

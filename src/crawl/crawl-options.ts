@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.ts';
-import { httpUrl } from '../options/scrape-options.ts';
+import { httpUrl, scrapeBodySchema } from '../options/scrape-options.ts';
 
 function isRegex(source: string): boolean {
   try {
@@ -25,6 +25,20 @@ const flag = (description: string) => z.boolean().optional().describe(descriptio
  * names), each optional: a preview sets only what the prompt implies. The same schema checks the
  * model's answer and, as JSON Schema, tells the model what to answer.
  */
+/**
+ * Formats a crawl's pages can be asked for by name. json is left out: it needs a schema or a
+ * prompt of its own, which a crawl request in a sentence does not give.
+ */
+export const crawlFormats = [
+  'markdown',
+  'summary',
+  'html',
+  'rawHtml',
+  'links',
+  'images',
+  'screenshot',
+] as const;
+
 export const crawlOptionsSchema = z.strictObject({
   includePaths: pathPatterns('only pages whose path matches one are crawled'),
   excludePaths: pathPatterns('pages whose path matches one are skipped'),
@@ -52,6 +66,13 @@ export const crawlOptionsSchema = z.strictObject({
   ignoreQueryParameters: flag('Treat URLs that differ only in their query string as one page.'),
   deduplicateSimilarURLs: flag('Treat near-identical URLs (www., trailing slash, index pages) as one page.'),
   delay: z.number().min(0).max(3_600).optional().describe('Seconds to wait between requests.'),
+  scrapeOptions: z
+    .strictObject({
+      formats: z.array(z.enum(crawlFormats)).min(1).max(crawlFormats.length).optional(),
+      location: scrapeBodySchema.shape.location,
+    })
+    .optional()
+    .describe('How each page is scraped: only when the request names formats, a language or a country.'),
 });
 
 export type CrawlOptions = z.output<typeof crawlOptionsSchema>;

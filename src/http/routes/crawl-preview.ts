@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { previewRequestSchema } from '../../crawl/crawl-options.ts';
 import { previewCrawlOptions } from '../../crawl/preview.ts';
+import { readPromptByRules } from '../../crawl/prompt-rules.ts';
 import { siteStructure } from '../../crawl/site-structure.ts';
 import { type LanguageModel, ModelError } from '../../enrich/llm/provider.ts';
 import { limits } from '../../limits.ts';
@@ -20,10 +21,16 @@ export interface CrawlPreviewRouteDeps {
 const notProcessed = () =>
   new ApiError(400, undefined, 'Failed to process natural language prompt. Please try rephrasing.');
 
+const ruleWarning = (why: string) =>
+  `${why}, so Quire's rule-based reader read the prompt: it knows common English phrasings only; check the options before crawling.`;
+
 /**
  * POST /v2/crawl/params-preview (behaviour doc §9): the crawl options a prompt implies, read by the
- * configured model beside the site's URLs. There is no crawl in this build; the preview shows
- * what a crawl would be given.
+ * configured model beside the site's URLs, else by the rule-based reader with a top-level
+ * `warning` (where the SDK's crawlParamsPreview() looks for one; `data` stays options a crawl
+ * takes). A failing model falls back to the rules too, as summary and json fall back rather than
+ * fail (behaviour doc, decision 7). There is no crawl in this build; the preview shows what a
+ * crawl would be given.
  */
 export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPreviewRouteDeps): Promise<void> {
   app.post('/v2/crawl/params-preview', async (request, reply) => {
@@ -34,18 +41,25 @@ export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPrevie
       throw badRequest(`Invalid request parameters: ${messages.join(', ')}`, parsed.error.issues);
     }
     const { url, prompt } = parsed.data;
-    if (!deps.model) throw notProcessed();
     const hold = deps.uploads.open(request.principal!.team);
     reply.raw.once('close', hold.releaseAll);
     const clock = deadline(request, limits.previewTimeoutMs, 'crawl preview');
     try {
       const site = await siteStructure(url, { policy: deps.policy, hold, signal: clock.signal });
-      const options = await previewCrawlOptions(deps.model, url, prompt, site, clock.signal);
-      return { success: true, data: { url, ...options } };
-    } catch (error) {
-      if (!(error instanceof ModelError)) throw error;
-      request.log.info({ reason: error.message }, 'crawl preview: the model gave no usable options');
-      throw notProcessed();
+      let why = 'No language model is configured';
+      if (deps.model) {
+        try {
+          const options = await previewCrawlOptions(deps.model, url, prompt, site, clock.signal);
+          return { success: true, data: { url, ...options } };
+        } catch (error) {
+          if (!(error instanceof ModelError)) throw error;
+          request.log.info({ reason: error.message }, 'crawl preview: the model gave no usable options');
+          why = 'The language model gave no usable options';
+        }
+      }
+      const options = readPromptByRules(url, prompt, site);
+      if (!options) throw notProcessed();
+      return { success: true, data: { url, ...options }, warning: ruleWarning(why) };
     } finally {
       clock.done();
     }
