@@ -1,73 +1,36 @@
-import { parseArgs } from 'node:util';
-import { describeConfig, loadConfig } from '../config.ts';
-import { createApiKey } from '../store/api-keys.ts';
-import { PostgresStore } from '../store/postgres-store.ts';
-import { SqliteStore } from '../store/sqlite-store.ts';
-import type { Store } from '../store/store.ts';
+#!/bin/sh
+//bin/true; n="$(dirname "$(readlink -f "$0")")/../../node_modules/.bin/node"; [ -x "$n" ] || n=node; exec "$n" "$0" "$@"
+// The two lines above are run by sh, for which the second is a command, and read by Node as a
+// comment: they start this file with the repository's own Node 24 (the `node` devDependency, which
+// strips the types), as `npm start` does, even where the machine's `node` is older. Without it
+// (installed with --omit=dev), the `node` on PATH runs it and must be 24 or later.
+import { Command, CommanderError } from 'commander';
+import { addConfigCommand } from './config.ts';
+import { addConvertCommand } from './convert.ts';
+import { addKeysCommand } from './keys.ts';
+import { addServeCommand } from './serve.ts';
 
-const usage = `Usage:
-  quire keys create [--team NAME] [--label TEXT]   create a key and print it (shown once)
-  quire keys list [--team NAME]                     list keys (prefix, team, state)
-  quire keys revoke ID|PREFIX                       revoke a key
-  quire config                                      print every setting with its default
+// Errors come back here rather than exiting inside commander, so that a usage mistake exits with
+// 2 (a failed conversion exits with 1) and every subcommand inherits that.
+const program = new Command('quire')
+  .description('Quire: documents to Markdown, as a local command or a self-hosted server')
+  .exitOverride()
+  .showHelpAfterError('(add --help for usage)');
+// Each adds itself with program.command(), which passes these settings on to it.
+addConvertCommand(program);
+addServeCommand(program);
+addKeysCommand(program);
+addConfigCommand(program);
 
-The store is the one the server uses: QUIRE_DATABASE_URL when set, else QUIRE_DATA_DIR (default ./data).`;
+// A reader that stops early (`quire convert a.pdf | head`) is no failure: stop quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 
-async function keys(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { team: { type: 'string' }, label: { type: 'string' } },
-  });
-  const config = loadConfig();
-  const store: Store = config.QUIRE_DATABASE_URL
-    ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
-    : new SqliteStore(config.dbPath);
-  try {
-    switch (positionals[0]) {
-      case 'create': {
-        const { key, record } = await createApiKey(
-          store,
-          values.team ?? config.QUIRE_DEFAULT_TEAM,
-          values.label ?? null,
-        );
-        process.stdout.write(`${key}\n`);
-        process.stderr.write(`created key ${record.id} for team "${record.team}"\n`);
-        return 0;
-      }
-      case 'list': {
-        for (const k of await store.listApiKeys(values.team)) {
-          const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-          process.stdout.write(
-            `${k.id}  ${k.prefix}…  team=${k.team}  ${state}  created ${k.createdAt}${k.label ? `  "${k.label}"` : ''}\n`,
-          );
-        }
-        return 0;
-      }
-      case 'revoke': {
-        const target = positionals[1];
-        if (!target) break;
-        const n = await store.revokeApiKey(target);
-        process.stdout.write(n > 0 ? `revoked ${n} key(s)\n` : `no active key matches "${target}"\n`);
-        return n > 0 ? 0 : 1;
-      }
-    }
-    process.stderr.write(`${usage}\n`);
-    return 2;
-  } finally {
-    await store.close();
-  }
+try {
+  await program.parseAsync();
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  process.exitCode = error.exitCode === 1 ? 2 : error.exitCode;
 }
-
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === 'keys') return keys(rest);
-  if (command === 'config') {
-    for (const row of describeConfig()) process.stdout.write(`${row.name}=${row.fallback}\t${row.meaning}\n`);
-    return 0;
-  }
-  process.stderr.write(`${usage}\n`);
-  return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
-}
-
-process.exitCode = await main(process.argv.slice(2));
