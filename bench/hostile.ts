@@ -1,13 +1,15 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { hostileCases } from '../scripts/hostile/index.ts';
 import { repoRoot } from './corpus.ts';
 import { dash, fmtMs, fmtRatio, table } from './format.ts';
 import { startServer, stopServer } from './load.ts';
+import { postParse } from './post-parse.ts';
 import { max, nowMs, percentile, ratio, supportedPercentiles } from './stats.ts';
 
 // Fairness under attack: a second team's small parses, unloaded and while another team sends the
@@ -54,18 +56,39 @@ export interface HostileBenchResult {
   error: string | null;
 }
 
-async function post(base: string, key: string, file: Uint8Array, filename: string, options: object) {
-  const form = new FormData();
-  form.append('options', JSON.stringify(options));
-  form.append('file', new Blob([file as Uint8Array<ArrayBuffer>]), filename);
-  const res = await fetch(`${base}/v2/parse`, {
-    method: 'POST',
-    body: form,
-    headers: { authorization: `Bearer ${key}` },
-    signal: AbortSignal.timeout(120_000),
+/**
+ * The hostile team's clients in a child process (bench/hostile-attack.ts), so that reading their
+ * answers, some of them tens of megabytes, never delays this process's timing of the small parses.
+ */
+function startAttack(base: string, clients: number) {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bench/hostile-attack.ts')], {
+    env: {
+      ...process.env,
+      QUIRE_ATTACK_URL: base,
+      QUIRE_ATTACK_KEY: apiKey,
+      QUIRE_ATTACK_CLIENTS: String(clients),
+      QUIRE_ATTACK_TIMEOUT_MS: String(hostileTimeoutMs),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await res.arrayBuffer();
-  return res.status;
+  const lines = readline.createInterface({ input: child.stdout! });
+  const listeners: ((status: number) => void)[] = [];
+  const ready = new Promise<void>((resolve) => {
+    lines.on('line', (line) => {
+      if (line.startsWith('ready')) resolve();
+      else for (const l of listeners) l(Number(line));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    ready,
+    onStatus: (listener: (status: number) => void) => listeners.push(listener),
+    /** Lets each client finish the upload it is on, as the loop did before. */
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 export async function runHostileBench(
@@ -74,8 +97,7 @@ export async function runHostileBench(
 ): Promise<HostileBenchResult> {
   const workers = os.availableParallelism();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-hostile-'));
-  log(`hostile: building ${hostileCases.length} files`);
-  const files = hostileCases.map((c) => ({ c, bytes: c.build() }));
+  const cases = hostileCases.length;
   const server = await startServer({
     id: 'quire',
     label: 'Quire',
@@ -87,7 +109,7 @@ export async function runHostileBench(
       QUIRE_LOG_LEVEL: 'warn',
     },
   });
-  const result: HostileBenchResult = { workers, cases: files.length, phases: [], error: null };
+  const result: HostileBenchResult = { workers, cases, phases: [], error: null };
   try {
     const { stdout } = await promisify(execFile)(
       process.execPath,
@@ -96,28 +118,26 @@ export async function runHostileBench(
     );
     const smallKey = stdout.trim();
     const small = () =>
-      post(server.base, smallKey, Buffer.from(smallPage), 'small.html', { timeout: 120_000 });
+      postParse(server.base, smallKey, Buffer.from(smallPage), 'small.html', { timeout: 120_000 });
     for (let i = 0; i < 20; i++) await small();
 
     for (const hostileClients of [0, ...opts.hostileClients]) {
       const phase: Phase = { hostileClients, latenciesMs: [], statuses: {}, hostileStatuses: {}, seconds: 0 };
-      let attacking = hostileClients > 0;
       let answered = 0;
-      const attackers = Array.from({ length: hostileClients }, async (_, i) => {
-        for (let n = i * 7; attacking; n++) {
-          const { c, bytes } = files[n % files.length]!;
-          const options = { formats: ['markdown', 'html'], timeout: hostileTimeoutMs, ...c.options };
-          const status = await post(server.base, apiKey, bytes, c.filename, options).catch(() => 0);
-          phase.hostileStatuses[status] = (phase.hostileStatuses[status] ?? 0) + 1;
-          answered++;
-        }
+      const attack = hostileClients > 0 ? startAttack(server.base, hostileClients) : undefined;
+      attack?.onStatus((status) => {
+        phase.hostileStatuses[status] = (phase.hostileStatuses[status] ?? 0) + 1;
+        answered++;
       });
       // Let the attack take the workers before measuring.
-      if (hostileClients > 0) await sleep(2_000);
+      if (attack) {
+        await attack.ready;
+        await sleep(2_000);
+      }
       const started = nowMs();
       // Paced, so that the samples spread over the whole hostile set rather than its first file.
       const done = () =>
-        phase.latenciesMs.length >= opts.samples && (hostileClients === 0 || answered >= files.length);
+        phase.latenciesMs.length >= opts.samples && (hostileClients === 0 || answered >= cases);
       while (!done() && nowMs() - started < opts.maxPhaseSeconds * 1000) {
         const t0 = nowMs();
         const status = await small().catch(() => 0);
@@ -126,8 +146,7 @@ export async function runHostileBench(
         await sleep(Math.max(0, opts.paceMs - (nowMs() - t0)));
       }
       phase.seconds = (nowMs() - started) / 1000;
-      attacking = false;
-      await Promise.all(attackers);
+      await attack?.stop();
       result.phases.push(phase);
       log(
         `  ${hostileClients} hostile client(s): ${phase.latenciesMs.length} small parses, p50 ${fmtMs(percentile(phase.latenciesMs, 50))} ms, p99 ${fmtMs(percentile(phase.latenciesMs, 99))} ms`,

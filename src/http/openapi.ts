@@ -329,26 +329,29 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/v2/crawl/params-preview': {
         post: {
           operationId: 'crawlParamsPreview',
-          summary: 'The crawl options a natural-language prompt implies, read by the configured model',
+          summary:
+            'The crawl options a natural-language prompt implies, read by the configured model, or by rules when there is none or it fails',
           requestBody: {
             required: true,
             content: json({ $ref: '#/components/schemas/CrawlParamsPreviewRequest' }),
           },
           responses: {
             '200': {
-              description: '`data` is the start URL and the options the prompt implies, and no others',
+              description:
+                '`data` is the start URL and the options the prompt implies, and no others; `warning` says when the rule-based reader read the prompt instead of a model',
               content: json(
                 object({
                   success: boolean,
                   data: {
                     allOf: [object({ url: string }), { $ref: '#/components/schemas/CrawlOptions' }],
                   },
+                  warning: string,
                 }),
               ),
             },
             '400': {
               description:
-                'Invalid request ("Invalid request parameters: …"), or "Failed to process natural language prompt. Please try rephrasing." when no model is configured or it gives no usable options',
+                'Invalid request ("Invalid request parameters: …"), or "Failed to process natural language prompt. Please try rephrasing." when neither the model nor the rules read any option in the prompt',
               content: json(errorBody()),
             },
             '401': documentResponses['401']!,

@@ -2,7 +2,9 @@ import pg from 'pg';
 import { migrate } from './postgres-migrate.ts';
 import {
   type ApiKeyRecord,
+  AUDIT_COLUMNS,
   type AuditEvent,
+  auditValues,
   type KeyOwner,
   MIN_ID_PREFIX,
   revokeTarget,
@@ -164,22 +166,8 @@ export class PostgresStore implements Store {
 
   async recordAudit(e: AuditEvent): Promise<void> {
     await this.pool.query(
-      `INSERT INTO audit_events (at, team, key_id, request_id, action, status, username, filename, format,
-         bytes, duration_ms, zero_data_retention) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        e.at,
-        e.team,
-        e.keyId,
-        e.requestId,
-        e.action,
-        e.status,
-        e.username,
-        e.filename,
-        e.format,
-        e.bytes,
-        e.durationMs,
-        e.zeroDataRetention,
-      ],
+      `INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      auditValues(e),
     );
   }
 

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import {
   type ApiKeyRecord,
+  AUDIT_COLUMNS,
   type AuditEvent,
+  auditValues,
   type KeyOwner,
   MIN_ID_PREFIX,
   revokeTarget,
@@ -207,24 +209,9 @@ export class SqliteStore implements Store {
 
   async recordAudit(e: AuditEvent): Promise<void> {
     this.db
-      .prepare(
-        `INSERT INTO audit_events (at, team, key_id, request_id, action, status, username, filename, format,
-           bytes, duration_ms, zero_data_retention) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        e.at,
-        e.team,
-        e.keyId,
-        e.requestId,
-        e.action,
-        e.status,
-        e.username,
-        e.filename,
-        e.format,
-        e.bytes,
-        e.durationMs,
-        e.zeroDataRetention ? 1 : 0,
-      );
+      .prepare(`INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      // SQLite has no booleans: 1 and 0.
+      .run(...auditValues(e).map((v) => (typeof v === 'boolean' ? Number(v) : v)));
   }
 
   async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {

@@ -74,6 +74,26 @@ export function revokeTarget(idOrPrefix: string): string {
   return idOrPrefix.trim().replace(/(?:…|\.\.\.)$/, '');
 }
 
+/** An audit event's values in the audit table's column order (AUDIT_COLUMNS), for both stores' inserts. */
+export const AUDIT_COLUMNS =
+  'at, team, key_id, request_id, action, status, username, filename, format, bytes, duration_ms, zero_data_retention';
+export function auditValues(e: AuditEvent): (string | number | boolean | null)[] {
+  return [
+    e.at,
+    e.team,
+    e.keyId,
+    e.requestId,
+    e.action,
+    e.status,
+    e.username,
+    e.filename,
+    e.format,
+    e.bytes,
+    e.durationMs,
+    e.zeroDataRetention,
+  ];
+}
+
 export interface Store {
   insertApiKey(record: ApiKeyRecord, hash: string): Promise<void>;
   findKeyByHash(hash: string): Promise<KeyOwner | undefined>;
