@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import fs from 'node:fs';
 import { loadConfig } from '../../src/config.ts';
 import { limits } from '../../src/limits.ts';
 import { residentBytes } from '../../src/pipeline/worker-pool.ts';
@@ -25,8 +26,8 @@ export type Outcome =
   | { kind: 'refused'; ms: number; status: number; code: string; message: string }
   /** An exception the server would answer with a 500. */
   | { kind: 'crash'; ms: number; error: string; stack: string }
-  /** Still converting when the time bound passed (`endedAs`: how a longer run ended, when one was made). */
-  | { kind: 'hang'; ms: number; endedAs?: Outcome['kind'] }
+  /** Still converting when the bound passed. */
+  | { kind: 'hang'; ms: number }
   /** Over the heap or resident-memory bound: the server answers RESOURCE_LIMIT (the worker dies alone). */
   | { kind: 'oom'; ms: number }
   /** The process died otherwise (a native crash): the server answers RESOURCE_LIMIT, but it is a bug. */
@@ -37,7 +38,11 @@ export const isFinding = (o: Outcome): boolean =>
   o.kind === 'crash' || o.kind === 'hang' || o.kind === 'died';
 
 export interface ChildOptions {
-  /** Per-upload time bound (ms). */
+  /**
+   * Per-upload bound (ms) of CPU time, the child's own and its threads': past it, a hang. CPU
+   * time, not wall time, so that a machine busy with other work does not turn a slow file into
+   * a finding; a conversion blocked without using CPU is a hang past ten times the bound in wall time.
+   */
   timeMs: number;
   /** Heap of the child, as QUIRE_WORKER_HEAP_MB gives the server's workers. */
   heapMb?: number;
@@ -46,6 +51,22 @@ export interface ChildOptions {
 /** Messages between the parent and the child (convert-entry.ts): `ready` once it has loaded. */
 export type Reply = { id: number; outcome: Outcome } | { ready: true };
 export type Request = { id: number; upload: Upload };
+
+/** Clock ticks per second of /proc's CPU times: 100 on Linux for every architecture Node runs on. */
+const TICKS_PER_S = 100;
+
+/** CPU time a process has used, its threads and reaped children (tesseract) included, from /proc. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces): utime, stime, cutime, cstime are 14-17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = [11, 12, 13, 14].reduce((n, i) => n + Number(fields[i]), 0);
+    return (ticks * 1000) / TICKS_PER_S;
+  } catch {
+    return 0;
+  }
+}
 
 /** One child process serving uploads one after another; replaced after any that kills it. */
 export class ConvertChild {
@@ -114,11 +135,13 @@ export class ConvertChild {
           false,
         );
       };
-      const timer = setTimeout(() => finish({ kind: 'hang', ms: ms() }, true), this.opts.timeMs);
+      const timer = setTimeout(() => finish({ kind: 'hang', ms: ms() }, true), this.opts.timeMs * 10);
+      const cpuAtStart = child.pid === undefined ? 0 : cpuMs(child.pid);
       // The server's watchdog: a worker whose resident memory outgrows its heap limit by too much dies.
       const watchdog = setInterval(() => {
-        if (child.pid !== undefined && residentBytes(child.pid) > maxRss)
-          finish({ kind: 'oom', ms: ms() }, true);
+        if (child.pid === undefined) return;
+        if (residentBytes(child.pid) > maxRss) finish({ kind: 'oom', ms: ms() }, true);
+        else if (cpuMs(child.pid) - cpuAtStart > this.opts.timeMs) finish({ kind: 'hang', ms: ms() }, true);
       }, limits.workerWatchdogMs);
       child.on('message', onMessage);
       child.once('exit', onExit);
