@@ -4,8 +4,10 @@ import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { ConversionPool } from './pipeline/worker-pool.ts';
+import { Credits } from './quota/credits.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
 import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
+import { TeamSettingsCache } from './quota/team-settings.ts';
 import { UploadBudget } from './quota/upload-budget.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
@@ -42,20 +44,24 @@ export async function createApp(config: Config): Promise<App> {
     observer: metrics,
   });
   const sessions = new SessionService(store, config);
+  const teams = new TeamSettingsCache(store, {
+    concurrency: config.QUIRE_TEAM_CONCURRENCY,
+    ratePerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
+  });
   const server = buildServer({
     config,
     store,
     pool,
     auth: new Authenticator(store, configuredKeys, config.QUIRE_DEFAULT_TEAM),
-    concurrency: new InProcessTeamConcurrency(config.QUIRE_TEAM_CONCURRENCY),
+    teams,
+    credits: new Credits(store, teams),
+    concurrency: new InProcessTeamConcurrency(async (team) => (await teams.get(team)).concurrency),
     uploads: new UploadBudget(
       config.QUIRE_UPLOADS_IN_FLIGHT_MB * 2 ** 20,
       config.QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB * 2 ** 20,
     ),
-    rateLimiter:
-      config.QUIRE_RATE_LIMIT_PER_MINUTE > 0
-        ? new SlidingWindowRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE)
-        : undefined,
+    // Always there: a team's own setting may limit it where the default does not.
+    rateLimiter: new SlidingWindowRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE),
     sessions,
     metrics,
   });

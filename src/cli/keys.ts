@@ -6,7 +6,7 @@ import { SqliteStore } from '../store/sqlite-store.ts';
 import type { Store } from '../store/store.ts';
 
 /** Run `work` on the store the server uses, closing it after; its result is the exit code. */
-async function withStore(work: (store: Store, defaultTeam: string) => Promise<number>): Promise<void> {
+export async function withStore(work: (store: Store, defaultTeam: string) => Promise<number>): Promise<void> {
   const config = loadConfig();
   const store: Store = config.QUIRE_DATABASE_URL
     ? await PostgresStore.open(config.QUIRE_DATABASE_URL)

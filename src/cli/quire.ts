@@ -5,10 +5,12 @@
 // strips the types), as `npm start` does, even where the machine's `node` is older. Without it
 // (installed with --omit=dev), the `node` on PATH runs it and must be 24 or later.
 import { Command, CommanderError } from 'commander';
+import { addAuditCommand } from './audit.ts';
 import { addConfigCommand } from './config.ts';
 import { addConvertCommand } from './convert.ts';
 import { addKeysCommand } from './keys.ts';
 import { addServeCommand } from './serve.ts';
+import { addTeamsCommand } from './teams.ts';
 
 // Errors come back here rather than exiting inside commander, so that a usage mistake exits with
 // 2 (a failed conversion exits with 1) and every subcommand inherits that.
@@ -20,6 +22,8 @@ const program = new Command('quire')
 addConvertCommand(program);
 addServeCommand(program);
 addKeysCommand(program);
+addTeamsCommand(program);
+addAuditCommand(program);
 addConfigCommand(program);
 
 // A reader that stops early (`quire convert a.pdf | head`) is no failure: stop quietly.

@@ -13,10 +13,11 @@ import type { ParseOptions } from '../options/parse-options.ts';
 import type { PageOrigin } from '../pipeline/parse-document.ts';
 import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/worker.ts';
 import { type ConversionPool, PoolError } from '../pipeline/worker-pool.ts';
+import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { ModelRedaction } from '../transform/pii/index.ts';
 import { piiSettings } from '../transform/pii/settings.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, paymentRequired } from './errors.ts';
 import type { UploadedFile } from './multipart.ts';
 
 /**
@@ -101,6 +102,13 @@ export function detectUpload(
   return { format: detection.format, warnings };
 }
 
+/** A conversion's result, with what its credits are reckoned by and its answer is found by. */
+interface Converted {
+  result: Extract<WorkerResult, { ok: true }>;
+  format: FormatId;
+  scrapeId: string;
+}
+
 async function convert(
   deps: ConvertDeps,
   request: FastifyRequest,
@@ -109,7 +117,7 @@ async function convert(
   enrich: EnrichPlan | undefined,
   clock: Deadline,
   piiModel?: ModelRedaction,
-): Promise<Extract<WorkerResult, { ok: true }>> {
+): Promise<Converted> {
   const { format, warnings } = detectUpload(input.file, options, input.origin !== undefined);
   if (request.audit) request.audit.format = format;
 
@@ -145,7 +153,7 @@ async function convert(
         ),
       );
       if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
-      return result;
+      return { result, format, scrapeId: envelope.scrapeId };
     } finally {
       lease.release();
     }
@@ -187,12 +195,11 @@ async function measured(
  */
 async function answer(
   model: LanguageModel | undefined,
-  result: Extract<WorkerResult, { ok: true }>,
+  result: Extract<WorkerResult, { usage: unknown }>,
   enrich: EnrichPlan | undefined,
   clock: Deadline,
 ): Promise<string> {
   if ('body' in result) return result.body;
-  if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
   if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
   const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
   const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
@@ -226,8 +233,20 @@ export function poolFailure(error: PoolError, clock: Deadline): Error {
 }
 
 /**
- * Convert and answer, within `clock`. The body is serialised by the worker and passed on as it
- * is (or joined with the model's fields), never parsed or re-encoded here.
+ * Hold the credits a document costs at least, before its request reads anything (upstream checks
+ * credits before the body too); 402 when the team's balance cannot pay.
+ */
+export async function reserveCredits(credits: Credits, request: FastifyRequest): Promise<CreditHold> {
+  const hold = await credits.reserve(request.principal!.team);
+  if (!hold) throw paymentRequired();
+  return hold;
+}
+
+/**
+ * Convert and answer, within `clock`, and charge `credit` what the document cost. The body is
+ * serialised by the worker and passed on as it is (or joined with the model's fields), never
+ * parsed or re-encoded here: `creditsUsed` is spliced into its metadata by the request's own
+ * scrapeId, a random id that nothing else in the body can hold.
  */
 export async function convertToAnswer(
   deps: ConvertDeps,
@@ -235,11 +254,20 @@ export async function convertToAnswer(
   input: ConversionInput,
   options: ParseOptions,
   clock: Deadline,
+  credit: CreditHold,
 ): Promise<string> {
   const enrich = planEnrichment(options, deps.model?.settings);
   const piiModel = await findPiiForAccurate(deps, request, input, options, clock);
-  const result = await convert(deps, request, input, options, enrich, clock, piiModel);
-  return answer(deps.model, result, enrich, clock);
+  const { result, format, scrapeId } = await convert(deps, request, input, options, enrich, clock, piiModel);
+  if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
+  const body = await answer(deps.model, result, enrich, clock);
+  const cost = creditCost(format, result.usage);
+  await credit.settle(cost);
+  const field = `"scrapeId":${JSON.stringify(scrapeId)}`;
+  const at = body.lastIndexOf(field);
+  if (at < 0) throw new Error('the answer has no scrapeId to put creditsUsed beside');
+  const end = at + field.length;
+  return `${body.slice(0, end)},"creditsUsed":${cost}${body.slice(end)}`;
 }
 
 /**
@@ -266,7 +294,7 @@ async function findPiiForAccurate(
     };
   const started = performance.now();
   const maxChars = deps.model.settings.maxInputTokens * limits.llmCharsPerToken * limits.llmMaxChunks;
-  const collected = await convert(deps, request, input, options, undefined, clock, {
+  const { result: collected } = await convert(deps, request, input, options, undefined, clock, {
     stage: 'collect',
     maxChars,
   });

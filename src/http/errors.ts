@@ -61,6 +61,22 @@ export class ApiError extends Error {
 export const badRequest = (message: string, details?: unknown) =>
   new ApiError(400, 'BAD_REQUEST', message, { details });
 
+/** A team whose credit balance cannot pay for a document (the contract's 402: `error` only). */
+export const paymentRequired = () =>
+  new ApiError(
+    402,
+    undefined,
+    "Insufficient credits to perform this request: payment is required to access this resource. Ask the operator to add credits to your team's balance.",
+  );
+
+/** Upstream's 403 for a request that asks for zero data retention where the team forbids it. */
+export const zdrForbidden = () =>
+  new ApiError(
+    403,
+    undefined,
+    'Zero Data Retention (ZDR) is not enabled for your team. Contact support@firecrawl.com to enable this feature.',
+  );
+
 /** JSON nested past `limits.jsonDepth`, refused before it is parsed. */
 export const tooDeep = (what: string) =>
   badRequest(`${what} nests arrays and objects more than ${limits.jsonDepth} levels deep.`);

@@ -5,8 +5,10 @@ import { configuredModel } from '../enrich/llm/provider.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ConversionPool } from '../pipeline/worker-pool.ts';
+import type { Credits } from '../quota/credits.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import type { EffectiveSettings, TeamSettingsCache } from '../quota/team-settings.ts';
 import type { UploadBudget } from '../quota/upload-budget.ts';
 import { NetPolicy } from '../sessions/net-policy.ts';
 import type { SessionService } from '../sessions/session-service.ts';
@@ -29,14 +31,22 @@ export interface ServerDeps {
   store: Store;
   pool: ConversionPool;
   auth: Authenticator;
+  teams: TeamSettingsCache;
+  credits: Credits;
   concurrency: TeamConcurrency;
   uploads: UploadBudget;
-  rateLimiter: RateLimiter | undefined;
+  rateLimiter: RateLimiter;
   sessions: SessionService;
   metrics: Metrics;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The per-minute limits a team's 429 names. */
+function rateLimitsText({ ratePerMinute: team, keyRatePerMinute: key }: EffectiveSettings): string {
+  if (team > 0 && key > 0) return `at most ${team} requests per minute, and ${key} per key`;
+  return team > 0 ? `at most ${team} requests per minute` : `at most ${key} requests per minute per key`;
+}
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
@@ -140,21 +150,30 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.register(async (v2) => {
     v2.addHook('onRequest', async (request) => {
       request.principal = await deps.auth.authenticate(request);
-      if (deps.rateLimiter) {
-        const retryAfter = await deps.rateLimiter.consume(request.principal.team);
-        if (retryAfter > 0) {
-          throw new ApiError(
-            429,
-            undefined,
-            `Rate limit exceeded: at most ${deps.config.QUIRE_RATE_LIMIT_PER_MINUTE} requests per minute. Please retry after ${retryAfter}s.`,
-            { headers: { 'retry-after': String(retryAfter) } },
-          );
-        }
+      const { team, keyId } = request.principal;
+      const settings = await deps.teams.get(team);
+      const retryAfter = await deps.rateLimiter.consume(team, {
+        perMinute: settings.ratePerMinute,
+        key: { id: keyId, perMinute: settings.keyRatePerMinute },
+      });
+      if (retryAfter > 0) {
+        throw new ApiError(
+          429,
+          undefined,
+          `Rate limit exceeded: ${rateLimitsText(settings)}. Please retry after ${retryAfter}s.`,
+          { headers: { 'retry-after': String(retryAfter) } },
+        );
       }
     });
     // Recorded before the answer leaves, so a client that has its answer can find the event.
     v2.addHook('onSend', async (request, reply, payload) => {
       if (!request.audit || !request.principal) return payload;
+      // Settings that cannot be read leave auditing on: an event too many rather than one lost.
+      const audited = await deps.teams.get(request.principal.team).then(
+        (settings) => settings.audit,
+        () => true,
+      );
+      if (!audited) return payload;
       await deps.store
         .recordAudit({
           at: new Date().toISOString(),
@@ -180,6 +199,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       pool: deps.pool,
       concurrency: deps.concurrency,
       uploads: deps.uploads,
+      teams: deps.teams,
+      credits: deps.credits,
       model,
     });
     const scrapePolicy = new NetPolicy(
@@ -193,6 +214,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       pool: deps.pool,
       concurrency: deps.concurrency,
       uploads: deps.uploads,
+      teams: deps.teams,
+      credits: deps.credits,
       model,
       policy: scrapePolicy,
     });

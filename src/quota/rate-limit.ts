@@ -1,9 +1,18 @@
 import { type RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
 
-/** Requests per team per minute; a spent budget answers 429 with Retry-After. */
+/** A team's budgets per minute (0: no limit), and optionally one for the key the request came with. */
+export interface RateLimits {
+  perMinute: number;
+  key?: { id: string; perMinute: number };
+}
+
+/** Requests per minute per team and per key; a spent budget answers 429 with Retry-After. */
 export interface RateLimiter {
-  /** Admits one request and returns 0, or, when the budget is spent, the seconds to wait. */
-  consume(team: string): Promise<number>;
+  /**
+   * Admits one request against the team's budget and its key's (both or neither count it) and
+   * returns 0, or, when either is spent, the seconds to wait. Without `limits`, the limiter's own.
+   */
+  consume(team: string, limits?: RateLimits): Promise<number>;
 }
 
 const windowMs = 60_000;
@@ -24,6 +33,7 @@ export class SlidingWindowRateLimiter implements RateLimiter {
   private readonly perMinute: number;
   private readonly counters: RateLimiterAbstract;
 
+  /** `perMinute`: the budget of a team that consume() is given no limits for. */
   constructor(perMinute: number) {
     this.perMinute = perMinute;
     this.counters = new RateLimiterMemory({
@@ -35,33 +45,52 @@ export class SlidingWindowRateLimiter implements RateLimiter {
     });
   }
 
-  async consume(team: string): Promise<number> {
+  async consume(team: string, limits: RateLimits = { perMinute: this.perMinute }): Promise<number> {
     const now = Date.now();
     const current = Math.floor(now / slotMs);
-    // Oldest first. The slot number leads the key: it has no ':', so no team name can collide.
+    // Oldest first.
     const slots = Array.from({ length: slotsPerWindow }, (_, i) => current - slotsPerWindow + 1 + i);
-    const key = (slot: number) => `${slot}:${team}`;
-    // Count first, then judge: each request's count includes every request counted before it, so
-    // concurrent ones cannot all slip in. penalty() adds without judging (consume() would judge
-    // this slot's count alone).
-    const [older, added] = await Promise.all([
-      Promise.all(slots.slice(0, -1).map((slot) => this.counters.get(key(slot)))),
-      this.counters.penalty(key(current)),
-    ]);
-    const counts = [...older.map((res) => res?.consumedPoints ?? 0), added.consumedPoints];
-    let inWindow = counts.reduce((sum, n) => sum + n, 0);
-    if (inWindow <= this.perMinute) return 0;
+    // The slot number leads the counter's name and has no ':', so no team or key name can
+    // collide; "t" and "k" keep a team and a key of the same name apart.
+    const budgets = [{ name: `t:${team}`, perMinute: limits.perMinute }];
+    if (limits.key) budgets.push({ name: `k:${limits.key.id}`, perMinute: limits.key.perMinute });
+    const counted = await Promise.all(
+      budgets
+        .filter((b) => b.perMinute > 0)
+        .map(async (b) => ({ ...b, counts: await this.count(slots, b.name) })),
+    );
+    const refused = counted.filter((b) => sum(b.counts) > b.perMinute);
+    if (refused.length === 0) return 0;
 
-    // Refused requests do not count, so a client that keeps retrying is let in on time.
-    await this.counters.reward(key(current));
-    counts[counts.length - 1]!--;
-    inWindow--;
-    // Wait until enough of the oldest slots have left the window for one more request.
-    let leavesAt = now;
-    for (let i = 0; inWindow + 1 > this.perMinute; i++) {
-      inWindow -= counts[i]!;
-      leavesAt = (slots[i]! + slotsPerWindow) * slotMs;
-    }
-    return Math.max(1, Math.ceil((leavesAt - now) / 1000));
+    // Refused requests count against no budget, so a client that keeps retrying is let in on time.
+    await Promise.all(counted.map((b) => this.counters.reward(`${current}:${b.name}`)));
+    return Math.max(
+      ...refused.map((b) => {
+        b.counts[b.counts.length - 1]!--;
+        let inWindow = sum(b.counts);
+        // Wait until enough of the oldest slots have left the window for one more request.
+        let leavesAt = now;
+        for (let i = 0; inWindow + 1 > b.perMinute; i++) {
+          inWindow -= b.counts[i]!;
+          leavesAt = (slots[i]! + slotsPerWindow) * slotMs;
+        }
+        return Math.max(1, Math.ceil((leavesAt - now) / 1000));
+      }),
+    );
+  }
+
+  /**
+   * The requests in each slot of the window, this one counted in the last. Count first, then
+   * judge: each request's count includes every request counted before it, so concurrent ones
+   * cannot all slip in. penalty() adds without judging (consume() would judge this slot alone).
+   */
+  private async count(slots: number[], name: string): Promise<number[]> {
+    const [older, added] = await Promise.all([
+      Promise.all(slots.slice(0, -1).map((slot) => this.counters.get(`${slot}:${name}`))),
+      this.counters.penalty(`${slots.at(-1)}:${name}`),
+    ]);
+    return [...older.map((res) => res?.consumedPoints ?? 0), added.consumedPoints];
   }
 }
+
+const sum = (counts: number[]) => counts.reduce((total, n) => total + n, 0);

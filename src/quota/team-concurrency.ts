@@ -22,16 +22,21 @@ interface Waiter {
 export class InProcessTeamConcurrency implements TeamConcurrency {
   private readonly running = new Map<string, number>();
   private readonly waiting = new Map<string, Waiter[]>();
-  private readonly limit: number;
+  /** Each team's limit as its latest request found it, for waking its waiters. */
+  private readonly limits = new Map<string, number>();
+  private readonly limitOf: (team: string) => Promise<number>;
 
-  constructor(limit: number) {
-    this.limit = limit;
+  /** `limitOf`: the team's own limit (its settings, read through their cache). */
+  constructor(limitOf: (team: string) => Promise<number>) {
+    this.limitOf = limitOf;
   }
 
   async acquire(team: string, signal: AbortSignal): Promise<SlotLease> {
     const started = performance.now();
+    const limit = await this.limitOf(team);
+    this.limits.set(team, limit);
     let limited = false;
-    if ((this.running.get(team) ?? 0) >= this.limit) {
+    if ((this.running.get(team) ?? 0) >= limit) {
       limited = true;
       await this.wait(team, signal);
     }
@@ -76,6 +81,6 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
       this.waiting.delete(team);
       return;
     }
-    if ((this.running.get(team) ?? 0) < this.limit) queue.shift()!.resolve();
+    if ((this.running.get(team) ?? 0) < this.limits.get(team)!) queue.shift()!.resolve();
   }
 }

@@ -4,14 +4,26 @@ import {
   type ApiKeyRecord,
   AUDIT_COLUMNS,
   type AuditEvent,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditRow,
+  auditFromRow,
   auditValues,
   type KeyOwner,
   MIN_ID_PREFIX,
+  type Reservation,
   revokeTarget,
   type SessionRecord,
   type SessionStatus,
   type SessionTokenHashes,
   type Store,
+  TEAM_COLUMNS,
+  type TeamPatch,
+  type TeamRow,
+  type TeamSettings,
+  teamFromRow,
+  upsertTeamSql,
+  withKeyedTeams,
 } from './store.ts';
 
 /**
@@ -169,6 +181,54 @@ export class PostgresStore implements Store {
       `INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       auditValues(e),
     );
+  }
+
+  async readAudit(q: AuditQuery): Promise<AuditRecord[]> {
+    const { rows } = await this.pool.query<AuditRow>(
+      `SELECT seq, ${AUDIT_COLUMNS} FROM audit_events
+       WHERE at >= $1 AND ($2::text IS NULL OR team = $2) AND seq > $3 ORDER BY seq LIMIT $4`,
+      [q.since, q.team ?? null, q.afterSeq, q.limit],
+    );
+    return rows.map(auditFromRow);
+  }
+
+  async getTeam(team: string): Promise<TeamSettings | undefined> {
+    const { rows } = await this.pool.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM teams WHERE team = $1`, [
+      team,
+    ]);
+    return rows[0] && teamFromRow(rows[0]);
+  }
+
+  async listTeams(): Promise<TeamSettings[]> {
+    const [stored, keyed] = await Promise.all([
+      this.pool.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM teams`),
+      this.pool.query<{ team: string }>('SELECT DISTINCT team FROM api_keys'),
+    ]);
+    return withKeyedTeams(stored.rows.map(teamFromRow), keyed.rows);
+  }
+
+  async updateTeam(team: string, patch: TeamPatch): Promise<TeamSettings> {
+    const { sql, values } = upsertTeamSql(team, patch, (i) => `$${i}`);
+    const { rows } = await this.pool.query<TeamRow>(sql, values);
+    return teamFromRow(rows[0]!);
+  }
+
+  async reserveCredits(team: string, n: number): Promise<Reservation> {
+    // The row lock makes concurrent reservations queue: each re-checks the balance the last left.
+    const { rowCount } = await this.pool.query(
+      'UPDATE teams SET credits = credits - $1 WHERE team = $2 AND credits >= $1',
+      [n, team],
+    );
+    if (rowCount === 1) return 'taken';
+    return (await this.getTeam(team))?.credits == null ? 'unlimited' : 'short';
+  }
+
+  async adjustCredits(team: string, delta: number): Promise<number | null> {
+    const { rows } = await this.pool.query<{ credits: string }>(
+      'UPDATE teams SET credits = GREATEST(credits + $1, 0) WHERE team = $2 AND credits IS NOT NULL RETURNING credits',
+      [delta, team],
+    );
+    return rows[0] ? Number(rows[0].credits) : null;
   }
 
   async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {

@@ -5,14 +5,26 @@ import {
   type ApiKeyRecord,
   AUDIT_COLUMNS,
   type AuditEvent,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditRow,
+  auditFromRow,
   auditValues,
   type KeyOwner,
   MIN_ID_PREFIX,
+  type Reservation,
   revokeTarget,
   type SessionRecord,
   type SessionStatus,
   type SessionTokenHashes,
   type Store,
+  TEAM_COLUMNS,
+  type TeamPatch,
+  type TeamRow,
+  type TeamSettings,
+  teamFromRow,
+  upsertTeamSql,
+  withKeyedTeams,
 } from './store.ts';
 
 /** Schema versions, applied in order; `PRAGMA user_version` records how far a file got. */
@@ -65,7 +77,20 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX sessions_team ON sessions(team, created_at);
    CREATE INDEX sessions_active ON sessions(status, node_id);`,
+  `CREATE TABLE teams (
+     team TEXT PRIMARY KEY,
+     concurrency INTEGER CHECK (concurrency >= 1),
+     rate_per_minute INTEGER CHECK (rate_per_minute >= 0),
+     key_rate_per_minute INTEGER CHECK (key_rate_per_minute >= 0),
+     audit INTEGER NOT NULL DEFAULT 1,
+     zdr TEXT NOT NULL DEFAULT 'allowed' CHECK (zdr IN ('allowed', 'forced', 'forbidden')),
+     credits INTEGER CHECK (credits >= 0)
+   );
+   CREATE INDEX audit_events_at ON audit_events(at);`,
 ];
+
+/** SQLite has no booleans: 1 and 0. */
+const sqliteValue = <T>(v: T | boolean): T | number => (typeof v === 'boolean' ? Number(v) : v);
 
 interface SessionRow {
   id: string;
@@ -210,8 +235,54 @@ export class SqliteStore implements Store {
   async recordAudit(e: AuditEvent): Promise<void> {
     this.db
       .prepare(`INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      // SQLite has no booleans: 1 and 0.
-      .run(...auditValues(e).map((v) => (typeof v === 'boolean' ? Number(v) : v)));
+      .run(...auditValues(e).map(sqliteValue));
+  }
+
+  async readAudit(q: AuditQuery): Promise<AuditRecord[]> {
+    // `at` is stored as toISOString() wrote it, so text order is time order.
+    const rows = this.db
+      .prepare(
+        `SELECT seq, ${AUDIT_COLUMNS} FROM audit_events
+         WHERE at >= ? AND (? IS NULL OR team = ?) AND seq > ? ORDER BY seq LIMIT ?`,
+      )
+      .all(q.since, q.team ?? null, q.team ?? null, q.afterSeq, q.limit) as unknown as AuditRow[];
+    return rows.map(auditFromRow);
+  }
+
+  async getTeam(team: string): Promise<TeamSettings | undefined> {
+    const row = this.db.prepare(`SELECT ${TEAM_COLUMNS} FROM teams WHERE team = ?`).get(team) as
+      | TeamRow
+      | undefined;
+    return row && teamFromRow(row);
+  }
+
+  async listTeams(): Promise<TeamSettings[]> {
+    const rows = this.db.prepare(`SELECT ${TEAM_COLUMNS} FROM teams`).all() as unknown as TeamRow[];
+    const keyed = this.db.prepare('SELECT DISTINCT team FROM api_keys').all() as { team: string }[];
+    return withKeyedTeams(rows.map(teamFromRow), keyed);
+  }
+
+  async updateTeam(team: string, patch: TeamPatch): Promise<TeamSettings> {
+    const { sql, values } = upsertTeamSql(team, patch, () => '?');
+    return teamFromRow(this.db.prepare(sql).get(...values.map(sqliteValue)) as unknown as TeamRow);
+  }
+
+  async reserveCredits(team: string, n: number): Promise<Reservation> {
+    // One statement under SQLite's single writer: no two requests can both see the same credits.
+    const taken = this.db
+      .prepare('UPDATE teams SET credits = credits - ? WHERE team = ? AND credits >= ?')
+      .run(n, team, n);
+    if (Number(taken.changes) === 1) return 'taken';
+    return (await this.getTeam(team))?.credits == null ? 'unlimited' : 'short';
+  }
+
+  async adjustCredits(team: string, delta: number): Promise<number | null> {
+    const row = this.db
+      .prepare(
+        'UPDATE teams SET credits = MAX(credits + ?, 0) WHERE team = ? AND credits IS NOT NULL RETURNING credits',
+      )
+      .get(delta, team) as { credits: number } | undefined;
+    return row ? row.credits : null;
   }
 
   async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {

@@ -94,6 +94,154 @@ export function auditValues(e: AuditEvent): (string | number | boolean | null)[]
   ];
 }
 
+/** An audit event as read back, with its place in the append-only log. */
+export interface AuditRecord extends AuditEvent {
+  seq: number;
+}
+
+/** Which audit events `readAudit` returns: from `since` (an ISO time), after `afterSeq`, in order. */
+export interface AuditQuery {
+  since: string;
+  team?: string;
+  afterSeq: number;
+  limit: number;
+}
+
+/** The audit table's row, as either database hands it over (SQLite has no booleans; pg reads bigint as text). */
+export interface AuditRow {
+  seq: number | string;
+  at: string | Date;
+  team: string;
+  key_id: string;
+  request_id: string;
+  action: AuditEvent['action'];
+  status: number;
+  username: string | null;
+  filename: string | null;
+  format: string | null;
+  bytes: number | string | null;
+  duration_ms: number;
+  zero_data_retention: number | boolean;
+}
+
+export function auditFromRow(r: AuditRow): AuditRecord {
+  return {
+    seq: Number(r.seq),
+    at: r.at instanceof Date ? r.at.toISOString() : r.at,
+    team: r.team,
+    keyId: r.key_id,
+    requestId: r.request_id,
+    action: r.action,
+    status: r.status,
+    username: r.username,
+    filename: r.filename,
+    format: r.format,
+    bytes: r.bytes === null ? null : Number(r.bytes),
+    durationMs: r.duration_ms,
+    zeroDataRetention: Boolean(r.zero_data_retention),
+  };
+}
+
+/**
+ * Zero data retention for a team: `allowed` per request (the default), `forced` on every request,
+ * or `forbidden` (a request asking for it answers upstream's 403).
+ */
+export const zdrPolicies = ['allowed', 'forced', 'forbidden'] as const;
+export type ZdrPolicy = (typeof zdrPolicies)[number];
+
+/** A team's own settings; null means the server's default (its environment) applies. */
+export interface TeamSettings {
+  team: string;
+  /** Parses at once; null: QUIRE_TEAM_CONCURRENCY. */
+  concurrency: number | null;
+  /** Requests per minute for the team; 0 turns its limit off; null: QUIRE_RATE_LIMIT_PER_MINUTE. */
+  ratePerMinute: number | null;
+  /** Requests per minute for each of its keys; 0 or null: no limit per key. */
+  keyRatePerMinute: number | null;
+  /** Whether its requests write audit events. */
+  audit: boolean;
+  zdr: ZdrPolicy;
+  /** Credit balance; null: unlimited. */
+  credits: number | null;
+}
+
+export type TeamPatch = Partial<Omit<TeamSettings, 'team'>>;
+
+/** A team with no row of its own. */
+export const teamDefaults = (team: string): TeamSettings => ({
+  team,
+  concurrency: null,
+  ratePerMinute: null,
+  keyRatePerMinute: null,
+  audit: true,
+  zdr: 'allowed',
+  credits: null,
+});
+
+/** The teams table's columns, in TeamSettings' order; both stores select them so. */
+export const TEAM_COLUMNS = 'team, concurrency, rate_per_minute, key_rate_per_minute, audit, zdr, credits';
+const teamPatchColumns: Record<keyof TeamPatch, string> = {
+  concurrency: 'concurrency',
+  ratePerMinute: 'rate_per_minute',
+  keyRatePerMinute: 'key_rate_per_minute',
+  audit: 'audit',
+  zdr: 'zdr',
+  credits: 'credits',
+};
+
+export interface TeamRow {
+  team: string;
+  concurrency: number | null;
+  rate_per_minute: number | null;
+  key_rate_per_minute: number | null;
+  audit: number | boolean;
+  zdr: ZdrPolicy;
+  credits: number | string | null;
+}
+
+export function teamFromRow(r: TeamRow): TeamSettings {
+  return {
+    team: r.team,
+    concurrency: r.concurrency,
+    ratePerMinute: r.rate_per_minute,
+    keyRatePerMinute: r.key_rate_per_minute,
+    audit: Boolean(r.audit),
+    zdr: r.zdr,
+    credits: r.credits === null ? null : Number(r.credits),
+  };
+}
+
+/**
+ * One statement that creates the team's row or changes the patched columns of it, returning the
+ * row; `param(i)` writes the i-th (1-based) parameter as the database spells it.
+ */
+export function upsertTeamSql(
+  team: string,
+  patch: TeamPatch,
+  param: (i: number) => string,
+): { sql: string; values: (string | number | boolean | null)[] } {
+  const set = (Object.keys(teamPatchColumns) as (keyof TeamPatch)[]).filter((k) => patch[k] !== undefined);
+  const columns = ['team', ...set.map((k) => teamPatchColumns[k])];
+  // With nothing to change, a no-op update still makes RETURNING give the existing row.
+  const updates = columns.slice(set.length > 0 ? 1 : 0).map((c) => `${c} = excluded.${c}`);
+  return {
+    sql: `INSERT INTO teams (${columns.join(', ')}) VALUES (${columns.map((_, i) => param(i + 1)).join(', ')})
+          ON CONFLICT (team) DO UPDATE SET ${updates.join(', ')} RETURNING ${TEAM_COLUMNS}`,
+    values: [team, ...set.map((k) => patch[k] ?? null)],
+  };
+}
+
+/** Stored teams and those that only have keys (with the defaults), by name, as `listTeams` gives them. */
+export function withKeyedTeams(stored: TeamSettings[], keyed: { team: string }[]): TeamSettings[] {
+  const byName = new Map(stored.map((t) => [t.team, t]));
+  for (const { team } of keyed) if (!byName.has(team)) byName.set(team, teamDefaults(team));
+  // By code point, as both databases' "C" order would be, whatever their collation.
+  return [...byName.values()].sort((a, b) => (a.team < b.team ? -1 : a.team > b.team ? 1 : 0));
+}
+
+/** The outcome of taking credits before a request: taken, too few, or the team has no balance. */
+export type Reservation = 'taken' | 'short' | 'unlimited';
+
 export interface Store {
   insertApiKey(record: ApiKeyRecord, hash: string): Promise<void>;
   findKeyByHash(hash: string): Promise<KeyOwner | undefined>;
@@ -102,6 +250,24 @@ export interface Store {
   revokeApiKey(idOrPrefix: string): Promise<number>;
   countActiveApiKeys(): Promise<number>;
   recordAudit(event: AuditEvent): Promise<void>;
+  /** Audit events in the order they were recorded, a page at a time. */
+  readAudit(query: AuditQuery): Promise<AuditRecord[]>;
+  /** The team's own settings; undefined when it has none stored. */
+  getTeam(team: string): Promise<TeamSettings | undefined>;
+  /** Every team with stored settings or a stored key, by name. */
+  listTeams(): Promise<TeamSettings[]>;
+  /** Change the given settings (undefined: left as they are), creating the team's row; returns the row. */
+  updateTeam(team: string, patch: TeamPatch): Promise<TeamSettings>;
+  /**
+   * Take `n` credits in one statement if the balance holds them, so that concurrent requests
+   * (from any process) cannot overspend it.
+   */
+  reserveCredits(team: string, n: number): Promise<Reservation>;
+  /**
+   * Add `delta` (negative: charge) to a balance, never taking it below zero; the new balance, or
+   * null when the team has none (unlimited) and nothing changed.
+   */
+  adjustCredits(team: string, delta: number): Promise<number | null>;
   /**
    * Insert a session; false (and nothing inserted) when it would be a second writer of an
    * active session's profile, decided in one statement so two nodes cannot both win.

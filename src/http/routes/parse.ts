@@ -1,14 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { limits } from '../../limits.ts';
 import { validateParseOptions } from '../../options/validate.ts';
+import type { Credits } from '../../quota/credits.ts';
+import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
-import { type ConvertDeps, convertToAnswer, deadline } from '../convert-upload.ts';
+import { type ConvertDeps, convertToAnswer, deadline, reserveCredits } from '../convert-upload.ts';
 import { badRequest, tooDeep } from '../errors.ts';
 import { jsonDepth } from '../json-depth.ts';
 import { readParseUpload } from '../multipart.ts';
 
 export interface ParseRouteDeps extends ConvertDeps {
   uploads: UploadBudget;
+  teams: TeamSettingsCache;
+  credits: Credits;
 }
 
 function parseOptionsField(text: string | undefined): unknown {
@@ -27,26 +31,36 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
   app.post('/v2/parse', async (request, reply) => {
-    // The upload's bytes count against the node's and the team's budget until the answer is sent.
-    const hold = deps.uploads.open(request.principal!.team);
-    reply.raw.once('close', hold.releaseAll);
-    const upload = await readParseUpload(request.raw, hold);
-    const options = validateParseOptions(parseOptionsField(upload.options));
-    request.audit = {
-      username: options.auditMetadata?.username ?? null,
-      zeroDataRetention: options.zeroDataRetention,
-      // Under zero data retention even the file's name stays out of the audit log.
-      filename: options.zeroDataRetention ? null : upload.file.filename,
-      bytes: upload.file.bytes.length,
-    };
-    const clock = deadline(request, options.timeout, 'parse');
-    let body: string;
+    const team = request.principal!.team;
+    // Before a byte of the upload is read; given back unless the parse answers.
+    const credit = await reserveCredits(deps.credits, request);
     try {
-      body = await convertToAnswer(deps, request, { file: upload.file }, options, clock);
+      // The upload's bytes count against the node's and the team's budget until the answer is sent.
+      const hold = deps.uploads.open(team);
+      reply.raw.once('close', hold.releaseAll);
+      const upload = await readParseUpload(request.raw, hold);
+      const options = underZdrPolicy(
+        validateParseOptions(parseOptionsField(upload.options)),
+        (await deps.teams.get(team)).zdr,
+      );
+      request.audit = {
+        username: options.auditMetadata?.username ?? null,
+        zeroDataRetention: options.zeroDataRetention,
+        // Under zero data retention even the file's name stays out of the audit log.
+        filename: options.zeroDataRetention ? null : upload.file.filename,
+        bytes: upload.file.bytes.length,
+      };
+      const clock = deadline(request, options.timeout, 'parse');
+      let body: string;
+      try {
+        body = await convertToAnswer(deps, request, { file: upload.file }, options, clock, credit);
+      } finally {
+        clock.done();
+      }
+      reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+      return body;
     } finally {
-      clock.done();
+      await credit.release();
     }
-    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
-    return body;
   });
 }

@@ -1,0 +1,368 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
+import { corpusFile, parse, type RunningServer, repoRoot, startServer, useServer } from './helpers/server.ts';
+
+/**
+ * Per-team settings, credits and the audit export (issue 18), over HTTP against real servers,
+ * changed with the `quire` CLI as an operator would. Each case uses a team of its own that
+ * makes no request before its settings are written, so the server's settings cache (a few
+ * seconds) never holds an older value and no test waits for it.
+ */
+
+const run = promisify(execFile);
+
+/** The `quire` CLI on the store of `env` (QUIRE_DATA_DIR or QUIRE_DATABASE_URL). */
+function cliOn(env: Record<string, string>) {
+  return async (...args: string[]): Promise<string> =>
+    (
+      await run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], {
+        env: { ...process.env, ...env },
+      })
+    ).stdout;
+}
+
+const cliFor = (server: RunningServer) => cliOn({ QUIRE_DATA_DIR: server.dataDir });
+
+const html = (text: string) => ({
+  bytes: `<html><body><p>${text}</p></body></html>`,
+  filename: `${text}.html`,
+});
+
+/** The balance `teams show` prints. */
+async function balance(cli: ReturnType<typeof cliOn>, team: string): Promise<string> {
+  return /^credits (\S+)$/m.exec(await cli('teams', 'show', team))![1]!;
+}
+
+/** Audit events of `team` as `audit export` prints them, one JSON object a line. */
+async function exported(
+  cli: ReturnType<typeof cliOn>,
+  team: string,
+  since = '2000-01-01',
+): Promise<Record<string, unknown>[]> {
+  const out = await cli('audit', 'export', '--since', since, '--team', team);
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/**
+ * 20 parses at once against a balance of 5, each of a document that costs 1: exactly 5 answer,
+ * the rest get the contract's 402, and the balance ends at 0, never below.
+ */
+async function creditRace(server: RunningServer, cli: ReturnType<typeof cliOn>, team: string): Promise<void> {
+  const key = (await cli('keys', 'create', '--team', team)).trim();
+  await cli('teams', 'credit', team, '--set', '5');
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => parse(server, { file: html(`race ${i}`), key })),
+  );
+  const statuses = answers.map((a) => a.status);
+  assert.equal(statuses.filter((s) => s === 200).length, 5, statuses.join(' '));
+  assert.equal(statuses.filter((s) => s === 402).length, 15, statuses.join(' '));
+  for (const a of answers.filter((x) => x.status === 402)) assert.deepEqual(Object.keys(a.body), ['error']);
+  for (const a of answers.filter((x) => x.status === 200)) assert.equal(a.body.data.metadata.creditsUsed, 1);
+  assert.equal(await balance(cli, team), '0');
+}
+
+/** Settings written with `teams set` read back as written and hold the team's requests to them. */
+async function settingsRoundTrip(
+  server: RunningServer,
+  cli: ReturnType<typeof cliOn>,
+  team: string,
+): Promise<void> {
+  const key = (await cli('keys', 'create', '--team', team)).trim();
+  assert.match(
+    await cli(
+      'teams',
+      'set',
+      team,
+      '--concurrency',
+      '3',
+      '--rate',
+      '2',
+      '--key-rate',
+      '5',
+      '--audit',
+      'off',
+      '--zdr',
+      'forbidden',
+    ),
+    new RegExp(
+      `^${team} {2}concurrency=3 {2}rate=2/min {2}key-rate=5/min {2}audit=off {2}zdr=forbidden {2}credits=unlimited$`,
+      'm',
+    ),
+  );
+  assert.equal(
+    await cli('teams', 'show', team),
+    `team ${team}\nconcurrency 3\nrate 2/min\nkey-rate 5/min\naudit off\nzdr forbidden\ncredits unlimited\n`,
+  );
+  assert.match(await cli('teams', 'list'), new RegExp(`^${team} .*zdr=forbidden`, 'm'));
+
+  const forbidden = await parse(server, { file: html('zdr'), options: { zeroDataRetention: true }, key });
+  assert.equal(forbidden.status, 403);
+  assert.deepEqual(forbidden.body, {
+    success: false,
+    error:
+      'Zero Data Retention (ZDR) is not enabled for your team. Contact support@firecrawl.com to enable this feature.',
+  });
+  assert.equal((await parse(server, { file: html('plain'), key })).status, 200);
+  // The third request in the minute: over the team's 2.
+  const over = await parse(server, { file: html('third'), key });
+  assert.equal(over.status, 429);
+  assert.deepEqual(Object.keys(over.body), ['error']);
+  assert.match(over.body.error, /at most 2 requests per minute, and 5 per key/);
+  // Audit off: none of the three wrote an event.
+  assert.deepEqual(await exported(cli, team), []);
+}
+
+describe('teams: settings, credits and audit export (embedded store)', () => {
+  const server = useServer({ QUIRE_WORKERS: '2', QUIRE_LOG_LEVEL: 'debug' });
+
+  it('settings set with the CLI read back, and hold the team to them', async () => {
+    await settingsRoundTrip(server(), cliFor(server()), 'roundtrip');
+  });
+
+  it('a team concurrency of 1 makes its second parse wait, while the default lets another team run two', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const key = (await cli('keys', 'create', '--team', 'narrow')).trim();
+    await cli('teams', 'set', 'narrow', '--concurrency', '1');
+    // A conversion that holds the team's only slot until its client leaves.
+    const leave = new AbortController();
+    const holder = parse(s, {
+      file: { bytes: pagesToRecognise(1000), filename: 'holder.pdf' },
+      options: ocrWithin(120_000),
+      key,
+      signal: leave.signal,
+    }).catch((error: Error) => error.name);
+    await s.waitForOutput(/"team":"narrow".*"msg":"conversion submitted"/);
+    const queued = parse(s, { file: html('queued'), key });
+    await s.waitForOutput(/(?:"team":"narrow".*"msg":"conversion asks for a team slot"[\s\S]*){2}/);
+    leave.abort();
+    const { status, body } = await queued;
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body.data.metadata.concurrencyLimited, true);
+    assert.equal(await holder, 'AbortError');
+  });
+
+  it('limits each key of a team to its key rate, and answers 429 with Retry-After', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const first = (await cli('keys', 'create', '--team', 'keyed')).trim();
+    const second = (await cli('keys', 'create', '--team', 'keyed')).trim();
+    await cli('teams', 'set', 'keyed', '--key-rate', '1');
+    const call = (key: string) =>
+      fetch(`${s.url}/v2/openapi.json`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal((await call(first)).status, 200);
+    const over = await call(first);
+    assert.equal(over.status, 429);
+    assert.match(((await over.json()) as { error: string }).error, /at most 1 requests per minute per key/);
+    const retryAfter = Number(over.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    // The team has no limit of its own, and its other key has its own budget.
+    assert.equal((await call(second)).status, 200);
+  });
+
+  it('zero data retention forced: every request is treated as asking for it', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const key = (await cli('keys', 'create', '--team', 'forced')).trim();
+    await cli('teams', 'set', 'forced', '--zdr', 'forced');
+    const answer = await parse(s, {
+      file: html('secret-name'),
+      key,
+      options: { auditMetadata: { username: 'ann' } },
+    });
+    assert.equal(answer.status, 200);
+    const [event] = await exported(cli, 'forced');
+    assert.equal(event!.zeroDataRetention, true);
+    assert.equal(event!.filename, null, 'the file name stays out of the audit log');
+    assert.equal(event!.username, 'ann');
+  });
+
+  it('a team without a balance is unlimited, and its answers still say what they cost', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const key = (await cli('keys', 'create', '--team', 'free')).trim();
+    for (let i = 0; i < 3; i++) {
+      const answer = await parse(s, { file: html(`free ${i}`), key });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body.data.metadata.creditsUsed, 1);
+    }
+    assert.equal(await balance(cli, 'free'), 'unlimited');
+  });
+
+  it('an empty balance answers 402 before the upload is read', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const key = (await cli('keys', 'create', '--team', 'broke')).trim();
+    await cli('teams', 'credit', 'broke', '--set', '0');
+    const boundary = 'quire-broke';
+    const url = new URL(`${s.url}/v2/parse`);
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': 10_000_000,
+      },
+    });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+    });
+    // Only the head of a 10 MB body is ever sent: an answer can only come from a server that
+    // did not wait for the rest.
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.html"\r\n\r\n<p>`);
+    const { status, body } = await answer;
+    req.destroy();
+    assert.equal(status, 402);
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(parsed), ['error']);
+    assert.match(String(parsed.error), /payment is required/i);
+    assert.equal(await balance(cli, 'broke'), '0');
+  });
+
+  it('a PDF costs 1 plus its pages, OCR or not; failures cost nothing; the last credit still buys an answer', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const key = (await cli('keys', 'create', '--team', 'payer')).trim();
+    assert.match(await cli('teams', 'credit', 'payer', '--set', '20'), /credits=20$/m);
+
+    const text = await parse(s, { file: { bytes: pagesToRecognise(3), filename: 'three.pdf' }, key });
+    assert.equal(text.status, 200, JSON.stringify(text.body));
+    assert.equal(text.body.data.metadata.numPages, 3);
+    assert.equal(text.body.data.metadata.creditsUsed, 4);
+    assert.equal(await balance(cli, 'payer'), '16');
+
+    const ocr = await parse(s, {
+      file: { bytes: pagesToRecognise(2), filename: 'two.pdf' },
+      options: ocrWithin(120_000),
+      key,
+    });
+    assert.equal(ocr.status, 200, JSON.stringify(ocr.body));
+    assert.equal(ocr.body.data.metadata.creditsUsed, 3);
+    assert.equal(await balance(cli, 'payer'), '13');
+
+    // Refused before conversion (no supported format) and by it (encrypted), invalid options,
+    // out of time: all free.
+    const junk = Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) % 256);
+    const unsupported = await parse(s, { file: { bytes: junk, filename: 'blob' }, key });
+    assert.equal(unsupported.status, 400);
+    assert.equal(unsupported.body.code, 'UNSUPPORTED_FILE_TYPE');
+    const encrypted = await parse(s, { file: corpusFile('pdf/broken/tab-encrypted.pdf'), key });
+    assert.equal(encrypted.status, 400);
+    assert.equal(encrypted.body.code, 'ENCRYPTED_DOCUMENT');
+    const invalid = await parse(s, { file: html('x'), options: { timeout: -1 }, key });
+    assert.equal(invalid.status, 400);
+    const timedOut = await parse(s, {
+      file: { bytes: pagesToRecognise(1000), filename: 'long.pdf' },
+      options: ocrWithin(1000),
+      key,
+    });
+    assert.equal(timedOut.status, 408);
+    assert.equal(await balance(cli, 'payer'), '13');
+
+    // With one credit left a 3-page PDF (cost 4) is answered and empties the balance; `--add` tops it up.
+    assert.match(await cli('teams', 'credit', 'payer', '--set', '1'), /credits=1$/m);
+    const last = await parse(s, { file: { bytes: pagesToRecognise(3), filename: 'last.pdf' }, key });
+    assert.equal(last.status, 200);
+    assert.equal(last.body.data.metadata.creditsUsed, 4);
+    assert.equal(await balance(cli, 'payer'), '0');
+    assert.equal((await parse(s, { file: html('none left'), key })).status, 402);
+    assert.match(await cli('teams', 'credit', 'payer', '--add', '2'), /credits=2$/m);
+    assert.equal((await parse(s, { file: html('topped up'), key })).status, 200);
+    assert.equal(await balance(cli, 'payer'), '1');
+  });
+
+  it('20 parallel parses against a balance of 5: exactly 5 answer, and the balance never goes below 0', async () => {
+    await creditRace(server(), cliFor(server()), 'racer');
+  });
+
+  it('exports audit events as JSON lines, in order, by time and team', async () => {
+    const s = server();
+    const cli = cliFor(s);
+    const key = (await cli('keys', 'create', '--team', 'audited')).trim();
+    const before = new Date().toISOString();
+    for (const name of ['one', 'two', 'three'])
+      assert.equal((await parse(s, { file: html(name), key })).status, 200);
+    const events = await exported(cli, 'audited', before);
+    assert.deepEqual(
+      events.map((e) => [e.team, e.action, e.status, e.filename, e.format, e.zeroDataRetention]),
+      ['one', 'two', 'three'].map((n) => ['audited', 'parse', 200, `${n}.html`, 'html', false]),
+    );
+    assert.deepEqual(Object.keys(events[0]!).sort(), [
+      'action',
+      'at',
+      'bytes',
+      'durationMs',
+      'filename',
+      'format',
+      'keyId',
+      'requestId',
+      'status',
+      'team',
+      'username',
+      'zeroDataRetention',
+    ]);
+    // Nothing from after now; other teams' events only without --team.
+    assert.equal(await cli('audit', 'export', '--since', '2999-01-01'), '');
+    const all = await cli('audit', 'export', '--since', before);
+    assert.ok(all.split('\n').filter(Boolean).length >= 3);
+    await assert.rejects(cli('audit', 'export', '--since', 'yesterday-ish'), /must be an ISO date/);
+  });
+});
+
+describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
+  const serverUrl = 'postgres://postgres@127.0.0.1:5432';
+
+  /** A server on a new empty database of the machine's PostgreSQL; both gone when the test ends. */
+  async function onPostgres(t: TestContext) {
+    const name = `quire_test_${randomBytes(6).toString('hex')}`;
+    const admin = async (sql: string) => {
+      const client = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    // Hex digits only: safe inside the statement.
+    await admin(`CREATE DATABASE ${name}`);
+    let server: RunningServer | undefined;
+    t.after(async () => {
+      await server?.stop();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    });
+    const url = `${serverUrl}/${name}`;
+    server = await startServer({ QUIRE_WORKERS: '2', QUIRE_DATABASE_URL: url });
+    return { server, cli: cliOn({ QUIRE_DATABASE_URL: url, QUIRE_DATA_DIR: server.dataDir }) };
+  }
+
+  it('settings set with the CLI read back, and hold the team to them', async (t) => {
+    const { server, cli } = await onPostgres(t);
+    await settingsRoundTrip(server, cli, 'roundtrip');
+  });
+
+  it('20 parallel parses against a balance of 5: exactly 5 answer, and the balance never goes below 0', async (t) => {
+    const { server, cli } = await onPostgres(t);
+    await creditRace(server, cli, 'racer');
+  });
+});
