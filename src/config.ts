@@ -46,7 +46,7 @@ export const configSchema = z.object({
     'Conversions that may wait for a worker; past it, parse answers 429.',
   ),
   QUIRE_TEAM_CONCURRENCY: intVar(0, 0, 10_000).describe(
-    'Parses one team may run at once; more wait (metadata.concurrencyLimited). 0: as many as there are workers, so no team can queue more work than the node runs.',
+    'Parses one team may run at once, unless `quire teams set` gives it its own; more wait (metadata.concurrencyLimited). 0: as many as there are workers, so no team can queue more work than the node runs.',
   ),
   QUIRE_METRICS_TOKEN: stringVar(
     '',
@@ -57,7 +57,7 @@ export const configSchema = z.object({
     'How long a team counts as active after its last parse: while it holds no worker, a team that holds one may not take the last free ones. 0 turns the reserve off.',
   ),
   QUIRE_RATE_LIMIT_PER_MINUTE: intVar(0, 0, 10_000_000).describe(
-    'Requests per minute per team; 0 turns the rate limit off.',
+    'Requests per minute per team, unless `quire teams set` gives it its own; 0 turns the rate limit off.',
   ),
   QUIRE_UPLOADS_IN_FLIGHT_MB: intVar(limits.uploadBytesInFlight / 2 ** 20, 1, 1_048_576).describe(
     'Upload megabytes the API process holds at once (each until its answer is sent); past it, parse answers 429.',

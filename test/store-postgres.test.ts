@@ -253,6 +253,51 @@ describe('PostgresStore', () => {
       zeroDataRetention: true,
     });
 
+    await store.recordAudit({
+      at: '2026-01-03T00:00:00.000Z',
+      team: 'b',
+      keyId: 'k2',
+      requestId: 'r2',
+      action: 'parse',
+      status: 402,
+      username: 'ann',
+      filename: 'a.pdf',
+      format: 'pdf',
+      bytes: 2048,
+      durationMs: 3,
+      zeroDataRetention: false,
+    });
+    // Sequence numbers are each database's own; the order and the events are the store's.
+    const audit = async (q: Parameters<Store['readAudit']>[0]) =>
+      (await store.readAudit(q)).map(({ seq, ...event }) => event);
+    seen.auditAll = await audit({ since: '2000-01-01T00:00:00.000Z', afterSeq: 0, limit: 10 });
+    seen.auditSince = await audit({ since: '2026-01-02T12:00:00.000Z', afterSeq: 0, limit: 10 });
+    seen.auditTeam = await audit({ since: '2000-01-01T00:00:00.000Z', team: 'a', afterSeq: 0, limit: 10 });
+    const [first] = await store.readAudit({ since: '2000-01-01T00:00:00.000Z', afterSeq: 0, limit: 1 });
+    seen.auditPage = await audit({ since: '2000-01-01T00:00:00.000Z', afterSeq: first!.seq, limit: 10 });
+
+    seen.teamMissing = await store.getTeam('t1');
+    seen.teamCreated = await store.updateTeam('t1', {});
+    seen.teamSet = await store.updateTeam('t1', {
+      concurrency: 2,
+      ratePerMinute: 0,
+      audit: false,
+      zdr: 'forced',
+    });
+    seen.teamCleared = await store.updateTeam('t1', { concurrency: null, keyRatePerMinute: 7 });
+    seen.reserveUnlimited = await store.reserveCredits('t1', 1);
+    seen.reserveNoRow = await store.reserveCredits('nobody', 1);
+    seen.adjustUnlimited = await store.adjustCredits('t1', 5);
+    seen.teamBalance = await store.updateTeam('t1', { credits: 2 });
+    seen.reserves = [
+      await store.reserveCredits('t1', 1),
+      await store.reserveCredits('t1', 1),
+      await store.reserveCredits('t1', 1),
+    ];
+    seen.refund = await store.adjustCredits('t1', 1);
+    seen.overcharge = await store.adjustCredits('t1', -5);
+    seen.teams = await store.listTeams();
+
     const session = (id: string, over: Partial<SessionRecord> = {}): SessionRecord => ({
       id,
       team: 't',
@@ -337,6 +382,22 @@ describe('PostgresStore', () => {
       );
       assert.deepEqual(expected.listTeam, ['s6', 's8', 's7', 's5', 's3', 's1']);
       assert.deepEqual([expected.destroyed, expected.destroyedAgain], [true, false]);
+      assert.deepEqual(expected.reserves, ['taken', 'taken', 'short']);
+      assert.deepEqual(
+        [
+          expected.reserveUnlimited,
+          expected.reserveNoRow,
+          expected.adjustUnlimited,
+          expected.refund,
+          expected.overcharge,
+        ],
+        ['unlimited', 'unlimited', null, 1, 0],
+      );
+      assert.deepEqual(
+        (expected.teams as { team: string }[]).map((t) => t.team),
+        ['a', 'b', 'c', 't1'],
+      );
+      assert.deepEqual((expected.auditPage as unknown[]).length, 1);
     } finally {
       await sqlite.close();
       await postgres.close();
