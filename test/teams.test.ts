@@ -129,7 +129,7 @@ describe('teams: settings, credits and audit export (embedded store)', () => {
     await settingsRoundTrip(server(), cliFor(server()), 'roundtrip');
   });
 
-  it('a team concurrency of 1 makes its second parse wait, whatever the server's default', async () => {
+  it('a team concurrency of 1 makes its second parse wait, whatever the server default is', async () => {
     const s = server();
     const cli = cliFor(s);
     const key = (await cli('keys', 'create', '--team', 'narrow')).trim();
