@@ -69,11 +69,13 @@ describe('interact sessions: what the README promises', () => {
     QUIRE_WORKERS: '1',
   });
   const site = useTestSite();
-  // Created first, so its 30 s run while the other tests do: the last test sees the ttl end it
-  // although a live viewer keeps it active all along (activityTtl alone would end it at 10 s).
+  // Created first, so its 60 s run while the other tests do: the last test sees the ttl end it
+  // although a live viewer keeps it active all along (activityTtl alone would end it at 20 s).
+  // A minute leaves room for a create that waits its turn to launch on a busy machine: with 30 s,
+  // one that took that long was over before its viewer connected.
   let timed: { id: string; createdAt: string; expiresAt: string; viewer: Record<string, any>[] };
   before(async () => {
-    const created = await createSession(server(), { ttl: 30, activityTtl: 10 });
+    const created = await createSession(server(), { ttl: 60, activityTtl: 20 });
     const ws = new WebSocket(created.liveViewUrl.replace(/^http/, 'ws').replace('/live?', '/live/ws?'));
     const messages: Record<string, any>[] = [];
     ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
@@ -331,19 +333,19 @@ describe('interact sessions: what the README promises', () => {
       },
       120_000,
     );
-    assert.equal(record.closeReason, 'its ttl of 30 s ran out');
-    assert.equal(Date.parse(timed.expiresAt) - Date.parse(timed.createdAt), 30_000);
+    assert.equal(record.closeReason, 'its ttl of 60 s ran out');
+    assert.equal(Date.parse(timed.expiresAt) - Date.parse(timed.createdAt), 60_000);
     assert.ok(
       Date.parse(record.closedAt) >= Date.parse(timed.expiresAt),
       `closed at ${record.closedAt}, expires at ${timed.expiresAt}`,
     );
-    // The viewer's activity went on past the activityTtl of 10 s: the ttl ended it, not idleness.
-    assert.ok(Date.parse(record.lastActivity) - Date.parse(record.createdAt) > 10_000, record.lastActivity);
+    // The viewer's activity went on past the activityTtl of 20 s: the ttl ended it, not idleness.
+    assert.ok(Date.parse(record.lastActivity) - Date.parse(record.createdAt) > 20_000, record.lastActivity);
     const ended = await waitFor(
       'the viewer to be told',
       async () => timed.viewer.find((m) => m.type === 'ended'),
       10_000,
     );
-    assert.equal(ended.reason, 'its ttl of 30 s ran out');
+    assert.equal(ended.reason, 'its ttl of 60 s ran out');
   });
 });

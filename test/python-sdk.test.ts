@@ -29,6 +29,8 @@ describe('the Python SDK’s requests', () => {
       const ran = await py().post(`/v2/browser/${id}/execute`, {
         code: 'return 6 * 7',
         language: 'node',
+        // Room for a busy machine: the runner's start is counted against it.
+        timeout: 90,
         colour: 'red',
       });
       assert.deepEqual([ran.status, ran.body.result, ran.body.exitCode], [200, '42', 0]);
