@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import Firecrawl from '@mendable/firecrawl-js';
-import type { ApiError } from '../src/http/errors.ts';
+import type { ApiError } from '../src/errors.ts';
 import { UploadBudget } from '../src/quota/upload-budget.ts';
 import { fetchUrl } from '../src/scrape/fetch-url.ts';
 import type { ResolveAll } from '../src/scrape/vetted-address.ts';

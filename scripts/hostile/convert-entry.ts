@@ -1,6 +1,6 @@
 import { convertibleFormats } from '../../src/convert/index.ts';
 import { detectFormat } from '../../src/detect/detect.ts';
-import { ApiError } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/errors.ts';
 import { validateParseOptions } from '../../src/options/validate.ts';
 import runConversion from '../../src/pipeline/worker.ts';
 import type { Outcome, Reply, Request, Upload } from './convert-child.ts';

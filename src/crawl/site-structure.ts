@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { FetchSettings } from '../options/scrape-options.ts';
 import { type FetchContext, fetchUrl } from '../scrape/fetch-url.ts';

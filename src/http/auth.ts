@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
 import { hashApiKey } from '../store/api-keys.ts';
 import type { KeyOwner, Store } from '../store/store.ts';
-import { ApiError } from './errors.ts';
 
 /**
  * Bearer-key authentication. Keys named in configuration belong to the default team and

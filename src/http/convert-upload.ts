@@ -7,6 +7,7 @@ import type { LanguageModel } from '../enrich/llm/provider.ts';
 import { findPiiWithModel } from '../enrich/model/pii.ts';
 import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
 import { enrichWithModel } from '../enrich/with-model.ts';
+import { ApiError, paymentRequired } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
@@ -17,7 +18,6 @@ import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { ModelRedaction } from '../transform/pii/index.ts';
 import { piiSettings } from '../transform/pii/settings.ts';
-import { ApiError, paymentRequired } from './errors.ts';
 import type { UploadedFile } from './multipart.ts';
 
 /**

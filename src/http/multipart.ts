@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
+import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { UploadHold } from '../quota/upload-budget.ts';
-import { ApiError, badRequest } from './errors.ts';
 
 export interface UploadedFile {
   bytes: Uint8Array;

@@ -1,7 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { countries } from 'countries-list';
 import { z } from 'zod';
-import { ApiError, badRequest } from '../http/errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
 import { checkParsedOptions, validationError } from './validate.ts';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { JsonObject } from '../enrich/json.ts';
 import { isJsonFormat } from '../enrich/plan.ts';
 import { schemaProblem } from '../enrich/schema-validator.ts';
-import { ApiError, badRequest } from '../http/errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 import { type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
 
 /** `options.parsers[0].maxPages`: the path a caller would write to reach the field. */

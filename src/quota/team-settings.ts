@@ -1,4 +1,4 @@
-import { zdrForbidden } from '../http/errors.ts';
+import { zdrForbidden } from '../errors.ts';
 import { type Store, type TeamSettings, teamDefaults, type ZdrPolicy } from '../store/store.ts';
 
 /** A team's settings with the server's defaults filled in: what its requests are held to. */

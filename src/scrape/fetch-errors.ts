@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
 
 /*

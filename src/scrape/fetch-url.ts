@@ -1,6 +1,6 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { FetchSettings } from '../options/scrape-options.ts';
 import type { UploadHold } from '../quota/upload-budget.ts';

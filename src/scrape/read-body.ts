@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { UploadHold } from '../quota/upload-budget.ts';
 import { fetchBusy, pageTooLarge, siteError } from './fetch-errors.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Config } from '../config.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 const MiB = 1024 * 1024;
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../config.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { Slots } from '../quota/slots.ts';
 import type { SessionRecord, SessionStatus, Store } from '../store/store.ts';

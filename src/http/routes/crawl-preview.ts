@@ -4,12 +4,12 @@ import { previewCrawlOptions } from '../../crawl/preview.ts';
 import { readPromptByRules } from '../../crawl/prompt-rules.ts';
 import { siteStructure } from '../../crawl/site-structure.ts';
 import { type LanguageModel, ModelError } from '../../enrich/llm/provider.ts';
+import { ApiError, badRequest } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import { describeIssue } from '../../options/validate.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 import { deadline } from '../convert-upload.ts';
-import { ApiError, badRequest } from '../errors.ts';
 
 export interface CrawlPreviewRouteDeps {
   model: LanguageModel | undefined;

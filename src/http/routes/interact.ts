@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Config } from '../../config.ts';
+import { ApiError } from '../../errors.ts';
 import { validationError } from '../../options/validate.ts';
 import { livePageCsp, livePageHtml } from '../../sessions/live-page.ts';
 import type { PublicBase, SessionService } from '../../sessions/session-service.ts';
-import { ApiError } from '../errors.ts';
 import { createSessionBody, executeBody, listSessionsQuery } from '../interact-schemas.ts';
 
 export interface InteractRouteDeps {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { badRequest, tooDeep } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import { validateParseOptions } from '../../options/validate.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
 import { type ConvertDeps, convertToAnswer, deadline, reserveCredits } from '../convert-upload.ts';
-import { badRequest, tooDeep } from '../errors.ts';
 import { jsonDepth } from '../json-depth.ts';
 import { readParseUpload } from '../multipart.ts';
 

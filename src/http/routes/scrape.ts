@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../errors.ts';
 import { validateScrapeBody } from '../../options/scrape-options.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
@@ -8,7 +9,6 @@ import { pageInput } from '../../scrape/page-input.ts';
 import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 import { type ConvertDeps, convertToAnswer, deadline, reserveCredits } from '../convert-upload.ts';
-import { ApiError } from '../errors.ts';
 
 export interface ScrapeRouteDeps extends ConvertDeps {
   uploads: UploadBudget;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { limits } from '../limits.ts';
+import { limits } from './limits.ts';
 
 /** Error codes Quire answers with; the first two are the contract's own. */
 export type ErrorCode =
