@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { migrate, migrationsDir } from '../src/store/postgres-migrate.ts';
 import { PostgresStore } from '../src/store/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite-store.ts';
 import type { ApiKeyRecord, SessionRecord, Store } from '../src/store/store.ts';
+import { createDatabase } from './helpers/postgres.ts';
 import { parse, type RunningServer, repoRoot, startServer } from './helpers/server.ts';
 import { api, createSession } from './helpers/sessions.ts';
 
@@ -22,7 +22,6 @@ import { api, createSession } from './helpers/sessions.ts';
  */
 
 const run = promisify(execFile);
-const serverUrl = 'postgres://postgres@127.0.0.1:5432';
 
 const cleanups = new WeakMap<TestContext, (() => unknown)[]>();
 /** Run `fn` when the test ends, last deferred first: servers stop before their database goes. */
@@ -39,20 +38,9 @@ function defer(t: TestContext, fn: () => unknown): void {
 
 /** A new empty database, dropped when the test ends; its URL. */
 async function freshDatabase(t: TestContext): Promise<string> {
-  const name = `quire_test_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: `${serverUrl}/postgres` });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  // The name is made here of hex digits only, so it is safe inside the statement.
-  await admin(`CREATE DATABASE ${name}`);
-  defer(t, () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  return `${serverUrl}/${name}`;
+  const { url, drop } = await createDatabase();
+  defer(t, drop);
+  return url;
 }
 
 /** Rows of one query on the database, outside Quire. */

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
+import { createDatabase } from './helpers/postgres.ts';
 import { corpusFile, parse, type RunningServer, repoRoot, startServer, useServer } from './helpers/server.ts';
 
 /**
@@ -330,28 +329,14 @@ describe('teams: settings, credits and audit export (embedded store)', () => {
 });
 
 describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
-  const serverUrl = 'postgres://postgres@127.0.0.1:5432';
-
   /** A server on a new empty database of the machine's PostgreSQL; both gone when the test ends. */
   async function onPostgres(t: TestContext) {
-    const name = `quire_test_${randomBytes(6).toString('hex')}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: `${serverUrl}/postgres` });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
-    // Hex digits only: safe inside the statement.
-    await admin(`CREATE DATABASE ${name}`);
+    const { url, drop } = await createDatabase();
     let server: RunningServer | undefined;
     t.after(async () => {
       await server?.stop();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await drop();
     });
-    const url = `${serverUrl}/${name}`;
     server = await startServer({ QUIRE_WORKERS: '2', QUIRE_DATABASE_URL: url });
     return { server, cli: cliOn({ QUIRE_DATABASE_URL: url, QUIRE_DATA_DIR: server.dataDir }) };
   }
