@@ -279,8 +279,13 @@ describe('PDF: hostile and damaged files', () => {
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 ${helvetica} >> >> >>`,
       stream('/Filter /LZWDecode', lzwSpaceBomb(400)),
     ]);
-    // A long deadline, so that the watchdog ends it even on a busy machine, where it grows slowly.
-    const [bombed, other] = await Promise.all([send(bomb, 'file.pdf', { timeout: 100_000 }), send(pdf)]);
+    // Long deadlines, so that the watchdog ends the bomb even on a busy machine, where it grows
+    // slowly, and the other file (behind it, on this server's one worker) waits that long.
+    const patient = { timeout: 100_000 };
+    const [bombed, other] = await Promise.all([
+      send(bomb, 'file.pdf', patient),
+      send(pdf, 'file.pdf', patient),
+    ]);
     assert.equal(bombed.status, 400, JSON.stringify(bombed.body).slice(0, 300));
     assert.equal(bombed.body.code, 'RESOURCE_LIMIT');
     assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
