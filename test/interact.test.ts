@@ -547,6 +547,8 @@ describe('interact sessions', () => {
         code: `await page.goto(${JSON.stringify(`${site()}/form`)}); await page.fill('#name', 'code'); await page.click('#go');
                console.log('clicked'); return { out: await page.textContent('#out') };`,
         language: 'node',
+        // The runner's start (Node, Playwright, a CDP connection) counts against it: room for a busy machine.
+        timeout: 90,
       });
       assert.equal(ok.status, 200);
       assert.deepEqual(
