@@ -41,9 +41,10 @@ describe('interact sessions across a server crash', () => {
         (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith('running'))
           ? true
           : undefined,
-      20_000,
+      // Bounds for a loaded machine, where starting the runner (Node, Playwright, CDP) is slow.
+      60_000,
     );
-    const runner = await waitFor('the execute process', async () => executeProcess(dataDir), 10_000);
+    const runner = await waitFor('the execute process', async () => executeProcess(dataDir), 20_000);
 
     // kill -9: no shutdown code runs, and the browser (its own process group) lives on.
     const exited = new Promise((resolve) => first.process.once('exit', resolve));
@@ -56,11 +57,11 @@ describe('interact sessions across a server crash', () => {
     const second = await startServer({ QUIRE_DATA_DIR: dataDir, QUIRE_API_KEYS: first.key });
     second.key = first.key;
     try {
-      await waitFor('the leftover browser to die', async () => (isRunning(pid) ? undefined : true), 5_000);
+      await waitFor('the leftover browser to die', async () => (isRunning(pid) ? undefined : true), 20_000);
       await waitFor(
         'the leftover execution to die',
         async () => (isRunning(runner) ? undefined : true),
-        5_000,
+        20_000,
       );
       const one = await api(second, 'GET', `/v2/interact/${created.id}`);
       assert.equal(one.body.status, 'destroyed');
