@@ -53,6 +53,12 @@ export const configSchema = z.object({
     'Bearer token that GET /metrics (Prometheus format) requires; empty: /metrics is off (404).',
     true,
   ),
+  QUIRE_PLAYGROUND: z
+    .stringbool()
+    .default(true)
+    .describe(
+      'Serves the playground page at / (parse files and watch sessions from a browser, with a key the user pastes); 0 turns it off (404). The API reference at /docs is served either way.',
+    ),
   QUIRE_FAIR_RESERVE_MS: intVar(limits.fairReserveMs, 0, 600_000).describe(
     'How long a team counts as active after its last parse: while it holds no worker, a team that holds one may not take the last free ones. 0 turns the reserve off.',
   ),

@@ -3,6 +3,7 @@ import { crawlOptionsSchema, previewRequestSchema } from '../crawl/crawl-options
 import { formats } from '../detect/formats.ts';
 import { formatTypes, parseOptionsSchema, parserTypes } from '../options/parse-options.ts';
 import { scrapeBodySchema } from '../options/scrape-options.ts';
+import { addCodeSamples } from './code-samples.ts';
 import { createSessionBody, executeBody } from './interact-schemas.ts';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; items?: JsonSchema };
@@ -270,7 +271,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       content: json(errorBody('NOT_IMPLEMENTED')),
     },
   };
-  return {
+  const document = {
     openapi: '3.1.0',
     info: {
       title: 'Quire',
@@ -395,4 +396,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
     },
   };
+  addCodeSamples(document.paths);
+  return document;
 }

@@ -24,6 +24,7 @@ import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
+import { docsRoutes, playgroundRoutes } from './routes/playground.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
 
 export interface ServerDeps {
@@ -142,6 +143,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.server.on('upgrade', (req, socket, head) => deps.sessions.handleUpgrade(req, socket, head));
 
   app.register(healthRoutes);
+  // Pages outside /v2, so they need no key: their calls to the API carry the one the user pastes.
+  if (deps.config.QUIRE_PLAYGROUND) app.register(playgroundRoutes, { config: deps.config });
+  app.register(docsRoutes);
   if (deps.config.QUIRE_METRICS_TOKEN)
     app.register(metricsRoutes, { metrics: deps.metrics, token: deps.config.QUIRE_METRICS_TOKEN });
   // Opened by a session's own token (in its URLs), not an API key.
