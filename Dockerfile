@@ -1,6 +1,16 @@
 # Quire in one image: the embedded mode by default (SQLite in /data); set QUIRE_DATABASE_URL for
 # the cluster store. Debian's chromium and tesseract come from the same script `npm start` runs
 # (scripts/install-system-deps.sh run), so the image and a bare machine install the same packages.
+# The playground and /docs (web/) are built with the dev dependencies (esbuild, preact, redoc) in a
+# stage of their own; only the built pages (web/dist) reach the image.
+FROM node:24-bookworm-slim AS web
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --ignore-scripts
+COPY web web
+COPY scripts/build-web.ts scripts/
+RUN node scripts/build-web.ts
+
 FROM node:24-bookworm-slim
 
 # tini reaps what a crashed worker or browser leaves (PID 1 must wait for orphans), and forwards
@@ -17,6 +27,7 @@ RUN bash scripts/install-system-deps.sh run && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev && npm cache clean --force
 COPY src src
+COPY --from=web /app/web/dist web/dist
 COPY scripts scripts
 COPY README.md SECURITY.md ./
 

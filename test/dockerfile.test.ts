@@ -28,9 +28,19 @@ describe('Dockerfile', () => {
     const nodeMajor = /(\d+)/.exec(pkg.devDependencies.node)![1];
     assert.match(instruction('FROM')[0] ?? '', new RegExp(`^node:${nodeMajor}-bookworm`));
     assert.ok(instruction('RUN').some((r) => r.includes('npm install --omit=dev')));
-    for (const copy of instruction('COPY'))
+    for (const copy of instruction('COPY')) {
+      // A copy from another stage names that stage's paths, checked by the stage's own steps.
+      const from = /^--from=(\S+)/.exec(copy)?.[1];
+      if (from) {
+        assert.ok(
+          instruction('FROM').some((f) => f.endsWith(` AS ${from}`)),
+          `stage ${from} exists`,
+        );
+        continue;
+      }
       for (const source of copy.split(/\s+/).slice(0, -1))
         assert.ok(fs.existsSync(path.join(repoRoot, source)), `COPY ${source} exists`);
+    }
   });
 
   it('runs as a user of its own under an init that reaps orphans', () => {
@@ -39,6 +49,9 @@ describe('Dockerfile', () => {
     assert.deepEqual(JSON.parse(instruction('ENTRYPOINT')[0]!), ['/usr/bin/tini', '--']);
     assert.ok(instruction('RUN').some((r) => /apt-get install .*\btini\b/.test(r)));
     assert.deepEqual(JSON.parse(instruction('CMD')[0]!), ['node', 'src/main.ts']);
+    // The pages at / and /docs, built in their own stage by the script npm start runs first.
+    assert.ok(instruction('RUN').includes('node scripts/build-web.ts'));
+    assert.ok(instruction('COPY').includes('--from=web /app/web/dist web/dist'));
   });
 
   it('has a health check that passes against a running server and fails without one', async () => {
