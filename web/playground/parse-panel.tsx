@@ -48,6 +48,32 @@ function buildOptions(s: Settings): Record<string, unknown> {
   return options;
 }
 
+/** A labelled text or number input bound to one setting. */
+function Field(props: {
+  label: string;
+  id: string;
+  value: string;
+  onValue: (value: string) => void;
+  numeric?: boolean;
+  min?: number;
+  max?: number;
+  step?: number;
+  placeholder?: string;
+}) {
+  const { label, onValue, numeric, ...input } = props;
+  const onInput = (e: { currentTarget: HTMLInputElement }) => onValue(e.currentTarget.value);
+  return (
+    <label>
+      {label}
+      {numeric ? (
+        <input type="number" {...input} onInput={onInput} />
+      ) : (
+        <input type="text" {...input} onInput={onInput} />
+      )}
+    </label>
+  );
+}
+
 const missing = (what: string) => <p class="muted">No {what} in this answer (was it requested?).</p>;
 
 function List({ items, what }: { items: string[] | undefined; what: string }) {
@@ -239,30 +265,26 @@ export function ParsePanel({ apiKey }: { apiKey: string }) {
               <option value="ocr">ocr: OCR every page</option>
             </select>
           </label>
-          <label>
-            Max pages (PDF)
-            <input
-              id="max-pages"
-              type="number"
-              min={1}
-              max={10000}
-              value={settings.maxPages}
-              onInput={(e) => set({ maxPages: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            Timeout (ms)
-            <input
-              id="timeout"
-              type="number"
-              min={1000}
-              max={300000}
-              step={1000}
-              placeholder="30000"
-              value={settings.timeout}
-              onInput={(e) => set({ timeout: e.currentTarget.value })}
-            />
-          </label>
+          <Field
+            label="Max pages (PDF)"
+            id="max-pages"
+            numeric
+            min={1}
+            max={10000}
+            value={settings.maxPages}
+            onValue={(maxPages) => set({ maxPages })}
+          />
+          <Field
+            label="Timeout (ms)"
+            id="timeout"
+            numeric
+            min={1000}
+            max={300000}
+            step={1000}
+            placeholder="30000"
+            value={settings.timeout}
+            onValue={(timeout) => set({ timeout })}
+          />
           <label>
             Redact personal information
             <select
@@ -276,24 +298,18 @@ export function ParsePanel({ apiKey }: { apiKey: string }) {
               <option value="aggressive">aggressive</option>
             </select>
           </label>
-          <label>
-            Include tags (CSS selectors, comma-separated)
-            <input
-              id="include-tags"
-              type="text"
-              value={settings.includeTags}
-              onInput={(e) => set({ includeTags: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            Exclude tags (CSS selectors, comma-separated)
-            <input
-              id="exclude-tags"
-              type="text"
-              value={settings.excludeTags}
-              onInput={(e) => set({ excludeTags: e.currentTarget.value })}
-            />
-          </label>
+          <Field
+            label="Include tags (CSS selectors, comma-separated)"
+            id="include-tags"
+            value={settings.includeTags}
+            onValue={(includeTags) => set({ includeTags })}
+          />
+          <Field
+            label="Exclude tags (CSS selectors, comma-separated)"
+            id="exclude-tags"
+            value={settings.excludeTags}
+            onValue={(excludeTags) => set({ excludeTags })}
+          />
           <label class="check">
             <input
               id="only-main-content"
