@@ -63,7 +63,7 @@ function Field(props: {
   const { label, onValue, numeric, ...input } = props;
   const onInput = (e: { currentTarget: HTMLInputElement }) => onValue(e.currentTarget.value);
   return (
-    <label>
+    <label htmlFor={input.id}>
       {label}
       {numeric ? (
         <input type="number" {...input} onInput={onInput} />
