@@ -66,6 +66,27 @@ export const limits = {
    */
   fairReserveMs: 5_000,
   /**
+   * Decayed worker time (ms) by which a team must lead another active team for its conversions
+   * to run in the background: two seconds is more than a few typical documents, so teams with
+   * ordinary loads stay level and only one sending slow files far beyond the others drops.
+   */
+  fairBackgroundMarginMs: 2_000,
+  /**
+   * Niceness of a background conversion (and of the OCR processes it starts). At 10 it gets
+   * about a tenth of a core's share against a conversion at 0: with one hostile team on two
+   * cores, another team's small parses had a p99 11x their unloaded one without it (mostly CPU
+   * taken by the slow file beside them), and the slow file still gets any idle CPU.
+   */
+  backgroundNice: 10,
+  /**
+   * Conversion processes kept beyond the workers, idle. A conversion that times out kills its
+   * process, and its replacement takes a second or more to load the converters: without a spare,
+   * the next conversion could wait for that start (another team's 10 ms parse took 2-5 s while
+   * one team's hostile files timed out beside it). The fair queue still runs only as many
+   * conversions at once as there are workers.
+   */
+  spareWorkers: 1,
+  /**
    * Characters of one conversion's outputs together (markdown, html, rawHtml, links, images,
    * pages, blocks). Past it the parse is refused with RESOURCE_LIMIT: a 9.6 KB DOCX answered
    * 447 MB of HTML and a worse one took the API process to 4.4 GB. 160 MB holds a workbook cut

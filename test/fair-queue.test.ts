@@ -3,8 +3,11 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { limits } from '../src/limits.ts';
 import { FairQueue, type WorkerSlot } from '../src/pipeline/fair-queue.ts';
+import { mayRaisePriority } from '../src/process-priority.ts';
 import { corpusFile, parse, repoRoot, startServer } from './helpers/server.ts';
+import { childrenOf, niceOf, waitFor } from './helpers/sessions.ts';
 
 const run = promisify(execFile);
 
@@ -134,6 +137,44 @@ describe('fair queue', () => {
   });
 });
 
+describe('background conversions over HTTP', () => {
+  it('runs a team far ahead in worker time at a lower CPU priority, OCR included, while another team is active', async (t) => {
+    if (!mayRaisePriority) {
+      t.skip('this process may not raise a priority back, so Quire never lowers one');
+      return;
+    }
+    const server = await startServer({
+      QUIRE_WORKERS: '2',
+      QUIRE_FAIR_RESERVE_MS: '600000',
+      QUIRE_LOG_LEVEL: 'debug',
+    });
+    try {
+      const otherKey = await keyFor(server.dataDir, 'other');
+      // Six seconds of worker time, however fast the machine: the conversion holds its worker
+      // until the deadline. Usage halves each minute, so it stays past the 2 s margin for minutes.
+      assert.equal((await slowParse(server, 6000, new AbortController())).status, 408);
+      const small = await parse(server, {
+        file: { bytes: '<html><body><h1>Hi</h1><p>Small page.</p></body></html>', filename: 'small.html' },
+        key: otherKey,
+      });
+      assert.equal(small.status, 200);
+      const stop = new AbortController();
+      const book = slowParse(server, 100_000, stop);
+      const worker = await waitFor('a worker to start OCR', async () =>
+        childrenOf(server.process.pid!).find((pid) => childrenOf(pid).length > 0),
+      );
+      const tesseract = childrenOf(worker)[0]!;
+      assert.equal(niceOf(worker), limits.backgroundNice, 'the worker converts in the background');
+      assert.equal(niceOf(tesseract), limits.backgroundNice, 'and so does the OCR it started');
+      assert.equal(niceOf(server.process.pid!), 0, 'the API process keeps its priority');
+      stop.abort();
+      await book.catch(() => {});
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 /** A queue on a hand-driven clock: `advance` moves time and runs what came due. */
 function queueOnFakeClock(slots: number, reserveMs: number) {
   let now = 0;
@@ -143,6 +184,7 @@ function queueOnFakeClock(slots: number, reserveMs: number) {
     maxWaiting: 100,
     usageHalfLifeMs: 60_000,
     reserveMs,
+    backgroundMarginMs: 2000,
     now: () => now,
     later: (fn, ms) => {
       const timer = { at: now + ms, fn };
@@ -216,6 +258,42 @@ describe('fair queue reserve', () => {
     (await ask('b')).release();
     await Promise.all([ask('a'), ask('a')]);
     assert.deepEqual(granted, ['b', 'a', 'a']);
+  });
+});
+
+describe('fair queue background conversions', () => {
+  /** Team `team` holds a worker for `ms` of the fake clock. */
+  const use = async (fake: ReturnType<typeof queueOnFakeClock>, team: string, ms: number) => {
+    const slot = await fake.ask(team);
+    await fake.advance(ms);
+    slot.release();
+  };
+
+  it('runs a team far ahead in worker time in the background while another team is active', async () => {
+    const fake = queueOnFakeClock(2, 5000);
+    await use(fake, 'slow', 10_000);
+    await use(fake, 'small', 10);
+    const slow = await fake.ask('slow');
+    assert.equal(slow.background, true, '10 s against 10 ms of worker time');
+    const small = await fake.ask('small');
+    assert.equal(small.background, false);
+  });
+
+  it('keeps a lone team, and teams of like use, in the foreground', async () => {
+    const fake = queueOnFakeClock(2, 5000);
+    await use(fake, 'slow', 10_000);
+    assert.equal((await fake.ask('slow')).background, false, 'no other team is active');
+    const level = queueOnFakeClock(2, 5000);
+    await use(level, 'a', 6_000);
+    await use(level, 'b', 5_000);
+    assert.equal((await level.ask('a')).background, false, 'a leads by 1 s, under the 2 s margin');
+  });
+
+  it('brings a team back to the foreground once the other team has gone quiet', async () => {
+    const fake = queueOnFakeClock(2, 5000);
+    await use(fake, 'small', 10);
+    await use(fake, 'slow', 10_000);
+    assert.equal((await fake.ask('slow')).background, false, 'small was last seen 10 s ago');
   });
 });
 

@@ -7,7 +7,7 @@ import { describe, it, mock } from 'node:test';
 import { SlidingWindowRateLimiter } from '../src/quota/rate-limit.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { corpusFile, parse, startServer } from './helpers/server.ts';
-import { isRunning, otherTeamKey, waitFor } from './helpers/sessions.ts';
+import { childrenOf, isRunning, otherTeamKey, waitFor } from './helpers/sessions.ts';
 
 describe('service lifecycle', () => {
   it('finishes a request in flight on SIGTERM, then exits 0', async () => {
@@ -209,22 +209,11 @@ describe('service lifecycle', () => {
       body: form,
       headers: { authorization: `Bearer ${server.key}` },
     }).catch(() => {});
-    const serverPid = server.process.pid!;
-    const children = () =>
-      fs
-        .readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'latin1')
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean);
-    const worker = Number(children()[0]);
-    // Busy: it has started tesseract on the first page.
-    await waitFor(
+    // The worker busy with it is the one that has started tesseract on the first page (the
+    // pool also keeps an idle spare).
+    const worker = await waitFor(
       'the worker to start OCR',
-      async () =>
-        fs.existsSync(`/proc/${worker}/task/${worker}/children`) &&
-        fs.readFileSync(`/proc/${worker}/task/${worker}/children`, 'latin1').trim()
-          ? true
-          : undefined,
+      async () => childrenOf(server.process.pid!).find((pid) => childrenOf(pid).length > 0),
       60_000,
     );
     await server.stop('SIGKILL');

@@ -59,8 +59,8 @@ export class ConversionPool {
       serialization: 'advanced',
       execArgv: [`--max-old-space-size=${settings.heapMb}`],
       env: process.env as Record<string, string>,
-      minThreads: settings.workers,
-      maxThreads: settings.workers,
+      minThreads: settings.workers + limits.spareWorkers,
+      maxThreads: settings.workers + limits.spareWorkers,
       // The fair queue hands Tinypool no more tasks than it has workers; the slack covers a
       // worker that is being replaced after a kill.
       maxQueue: settings.workers,
@@ -79,6 +79,7 @@ export class ConversionPool {
       maxWaiting: settings.queueSize,
       usageHalfLifeMs: limits.fairUsageHalfLifeMs,
       reserveMs: settings.reserveMs,
+      backgroundMarginMs: limits.fairBackgroundMarginMs,
     });
   }
 
@@ -88,7 +89,8 @@ export class ConversionPool {
     try {
       slot = await this.queue.acquire(who, signal);
       this.settings.observer?.queueWait((performance.now() - asked) / 1000);
-      return (await this.pool.run(job, { signal })) as WorkerResult;
+      const nice = slot.background ? limits.backgroundNice : 0;
+      return (await this.pool.run({ ...job, nice }, { signal })) as WorkerResult;
     } catch (error) {
       const err = error as Error;
       if (err instanceof QueueFullError) throw new PoolError({ kind: 'queue-full' });

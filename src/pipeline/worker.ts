@@ -1,5 +1,6 @@
 import { ConversionError } from '../convert/converter.ts';
 import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
+import { mayRaisePriority, setThreadsNice } from '../process-priority.ts';
 import { type ParseData, type ParseJob, parseDocument, textToRedact, type Usage } from './parse-document.ts';
 
 // A worker whose server has gone (killed, or crashed past its shutdown code) has nobody to answer
@@ -16,6 +17,8 @@ export interface EnvelopeMetadata {
 
 export interface WorkerJob extends ParseJob {
   envelope: EnvelopeMetadata;
+  /** CPU niceness to convert at (WorkerSlot.background); 0 when absent. */
+  nice?: number;
 }
 
 /**
@@ -87,6 +90,9 @@ export function joinAnswer(parts: AnswerParts, late: Enriched, warnings: string[
  * refusal is returned as a value; anything thrown is a bug and becomes a 500.
  */
 export default async function run(job: WorkerJob): Promise<WorkerResult> {
+  // Set for every job, since a worker's previous job may have run in the background; where the
+  // niceness could not be put back, it is never lowered.
+  if (mayRaisePriority) setThreadsNice(process.pid, job.nice ?? 0);
   try {
     if (job.piiModel?.stage === 'collect')
       return { ok: true, redact: await textToRedact(job, job.piiModel.maxChars) };

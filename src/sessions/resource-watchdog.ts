@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import { limits } from '../limits.ts';
+import { mayRaisePriority, setThreadsNice } from '../process-priority.ts';
 import { foldersBytes } from './disk-usage.ts';
 
 const MiB = 1024 * 1024;
@@ -141,30 +141,10 @@ export class ResourceWatchdog {
 /**
  * Chromium raises some of its threads' priority (display and IO threads to nice -8), which only
  * a process allowed to (root, with CAP_SYS_NICE) manages; as another user it cannot, and the
- * niceness every thread inherits at start holds.
- */
-const mayRaisePriority = process.getuid?.() === 0;
-
-/**
- * Set every thread of these processes back to sessionNice: niceness is per thread on Linux.
- * Blindly, which costs a syscall a thread (~100 per browser), rather than reading each one's.
+ * niceness every thread inherits at start holds. So the watchdog puts them back where it can.
  */
 function renice(pids: readonly number[]): void {
-  for (const pid of pids) {
-    let threads: string[];
-    try {
-      threads = fs.readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of threads) {
-      try {
-        os.setPriority(Number(tid), limits.sessionNice);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-  }
+  for (const pid of pids) setThreadsNice(pid, limits.sessionNice);
 }
 
 function readStat(pid: number): ProcessUsage | undefined {

@@ -77,6 +77,26 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** The children of process `pid`, from /proc (none once it is gone). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The niceness of process `pid`'s main thread (field 19 of /proc/pid/stat). */
+export function niceOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
 /**
  * Polls `probe` until it gives a value. `ms` only guards against a hang, so that a wait that
  * never ends names what it waited for: the default is far beyond any real wait, whatever the
