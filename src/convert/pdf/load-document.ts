@@ -69,7 +69,8 @@ export interface OpenedPdf {
 
 /**
  * Opens the bytes with pdf.js set up for a server: cMaps and standard fonts from the package
- * on disk (without them CJK text comes out empty), no font faces, nothing fetched. (pdf.js 6
+ * on disk (without them CJK text comes out empty), no font faces (only fast mode's fonts have no
+ * glyph outlines either: the other modes may draw pages for OCR), nothing fetched. (pdf.js 6
  * no longer compiles code with eval, so there is no `isEvalSupported` to turn off.)
  */
 export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Promise<OpenedPdf> {
@@ -84,7 +85,9 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
     standardFontDataUrl: `${root}/standard_fonts/`,
     wasmUrl: `${root}/wasm/`,
     iccUrl: `${root}/iccs/`,
-    disableFontFace: true,
+    // With font faces disabled pdf.js builds and posts every drawn glyph's outline for the
+    // canvas, a fifth of a fast conversion's CPU; fast mode never draws (see facelessFonts).
+    disableFontFace: mode !== 'fast',
     useSystemFonts: false,
     fontExtraProperties: true,
     disableAutoFetch: true,
@@ -93,12 +96,36 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
     maxImageSize: mode === 'fast' ? 0 : limits.pdfImagePixels,
     verbosity: 0,
   });
+  let doc: PDFDocumentProxy;
   try {
-    return { task, doc: await task.promise };
+    doc = await task.promise;
   } catch (err) {
     await task.destroy().catch(() => {});
     throw openError(err);
   }
+  if (mode === 'fast' && !facelessFonts(task)) {
+    await task.destroy().catch(() => {});
+    throw new Error('pdf.js has no font loader where Quire expects one (see facelessFonts)');
+  }
+  return { task, doc };
+}
+
+/** The part of pdf.js 6.5's loading task (pinned in package.json) that installs font faces. */
+interface FontLoaderHolder {
+  _transport?: { fontLoader?: { bind?: unknown } };
+}
+
+/**
+ * Font faces are a browser's: in Node pdf.js's loader would build a CSS rule from each font
+ * (base64 through a slow polyfill) and, finding no document, ask the worker for glyph outlines
+ * after all. Fonts still reach `commonObjs` with their names and styles, which is what is read.
+ * Should a pdf.js update move the loader, fast mode fails loudly (false here) rather than slowly.
+ */
+function facelessFonts(task: PDFDocumentLoadingTask): boolean {
+  const loader = (task as unknown as FontLoaderHolder)._transport?.fontLoader;
+  if (typeof loader?.bind !== 'function') return false;
+  loader.bind = () => Promise.resolve();
+  return true;
 }
 
 function openError(err: unknown): ConversionError {
