@@ -135,6 +135,35 @@ describe('playground and API reference in a browser', () => {
     );
   });
 
+  it('names every control, and the keyboard reaches the key, the file and Parse in order', async () => {
+    const page = await open('/');
+    await page.getByRole('heading', { name: 'Parse a document' }).waitFor();
+    const unnamed = await page.locator('input, select, textarea, button').evaluateAll((controls) =>
+      controls
+        .filter((c) => {
+          const labels = (c as unknown as { labels: ArrayLike<{ textContent: string | null }> | null })
+            .labels;
+          const named = labels && Array.from(labels).some((l) => l.textContent?.trim());
+          return !named && !c.getAttribute('aria-label') && !c.textContent?.trim();
+        })
+        .map((c) => c.outerHTML),
+    );
+    assert.deepEqual(unnamed, []);
+    const reached: string[] = [];
+    for (let i = 0; i < 40 && !reached.includes('Parse'); i++) {
+      await page.keyboard.press('Tab');
+      reached.push(
+        await page.locator(':focus').evaluate((el) => el.id || el.textContent?.trim() || el.tagName),
+      );
+    }
+    const order = ['api-key', 'file', 'Parse'].map((name) => reached.indexOf(name));
+    assert.ok(
+      order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
+      reached.join(', '),
+    );
+    await page.context().close();
+  });
+
   it('shows the error answer when the key is wrong', async () => {
     const page = await open('/');
     await useKey(page, 'not-a-key');
