@@ -1,9 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
+import { healthRoutes } from './http/routes/health.ts';
 import { buildServer } from './http/server.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { ConversionPool } from './pipeline/worker-pool.ts';
+import { ClusterWorker, RedisJobQueue } from './pipeline/redis-queue.ts';
+import type { ConversionRunner } from './pipeline/runner.ts';
+import { ConversionPool, type PoolObserver } from './pipeline/worker-pool.ts';
 import { Credits } from './quota/credits.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
 import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
@@ -22,8 +25,25 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Wire the embedded mode: SQLite store, in-process pool, limits and queue. */
+/** The local pool of conversion processes, of the embedded mode or of a cluster's worker. */
+function localPool(config: Config, observer?: PoolObserver): ConversionPool {
+  return new ConversionPool({
+    workers: config.QUIRE_WORKERS,
+    heapMb: config.QUIRE_WORKER_HEAP_MB,
+    queueSize: config.QUIRE_QUEUE_SIZE,
+    reserveMs: config.QUIRE_FAIR_RESERVE_MS,
+    observer,
+  });
+}
+
+/**
+ * Wire the server: the embedded mode (SQLite store or PostgreSQL, in-process pool, limits and
+ * queue), or a process of a cluster (QUIRE_REDIS_URL) in its QUIRE_ROLE: `api` queues
+ * conversions in Redis and never converts, `worker` converts what is queued and serves only
+ * /health, `all` does both.
+ */
 export async function createApp(config: Config): Promise<App> {
+  if (config.QUIRE_ROLE === 'worker') return createWorker(config);
   const store: Store = config.QUIRE_DATABASE_URL
     ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
     : new SqliteStore(config.dbPath);
@@ -36,13 +56,22 @@ export async function createApp(config: Config): Promise<App> {
   }
   // Read when scraped, by which time the pool and sessions exist.
   const metrics = new Metrics({ pool: () => pool.stats(), activeSessions: () => sessions.activeCount() });
-  const pool = new ConversionPool({
-    workers: config.QUIRE_WORKERS,
-    heapMb: config.QUIRE_WORKER_HEAP_MB,
-    queueSize: config.QUIRE_QUEUE_SIZE,
-    reserveMs: config.QUIRE_FAIR_RESERVE_MS,
-    observer: metrics,
-  });
+  // In a cluster the queue's wait is the Redis queue's (observed there), not the local pool's.
+  const localObserver = config.QUIRE_REDIS_URL
+    ? { queueWait() {}, workerLost: () => metrics.workerLost() }
+    : metrics;
+  const local = config.QUIRE_ROLE === 'all' ? localPool(config, localObserver) : undefined;
+  const queue = config.QUIRE_REDIS_URL
+    ? await RedisJobQueue.open({
+        url: config.QUIRE_REDIS_URL,
+        prefix: config.QUIRE_REDIS_PREFIX,
+        queueSize: config.QUIRE_QUEUE_SIZE,
+        localWorkers: local ? config.QUIRE_WORKERS : 0,
+        observer: metrics,
+      })
+    : undefined;
+  // Role all without Redis is the embedded mode; loadConfig refuses the other roles without it.
+  const pool: ConversionRunner = queue ?? local!;
   const sessions = new SessionService(store, config);
   const teams = new TeamSettingsCache(store, {
     concurrency: config.QUIRE_TEAM_CONCURRENCY,
@@ -65,6 +94,9 @@ export async function createApp(config: Config): Promise<App> {
     sessions,
     metrics,
   });
+  queue?.useLogger(server.log);
+  const worker =
+    queue && local ? await ClusterWorker.start(clusterWorkerSettings(config, local, server.log)) : undefined;
   await sessions.start();
   return {
     server,
@@ -76,8 +108,39 @@ export async function createApp(config: Config): Promise<App> {
       await sessions.close();
       await server.close();
       clearInterval(sweep);
-      await pool.close();
+      // After the server: its in-flight requests wait for their conversions, which this worker may run.
+      await worker?.close();
+      await queue?.close();
+      await local?.close();
       await store.close();
+    },
+  };
+}
+
+function clusterWorkerSettings(config: Config, pool: ConversionPool, log: FastifyInstance['log']) {
+  return {
+    url: config.QUIRE_REDIS_URL,
+    prefix: config.QUIRE_REDIS_PREFIX,
+    pool,
+    workers: config.QUIRE_WORKERS,
+    log,
+  };
+}
+
+/** A cluster's worker process: converts queued jobs in its local pool; HTTP for /health only. */
+async function createWorker(config: Config): Promise<App> {
+  const server = Fastify({ logger: { level: config.QUIRE_LOG_LEVEL }, return503OnClosing: true });
+  server.register(healthRoutes);
+  const pool = localPool(config);
+  const worker = await ClusterWorker.start(clusterWorkerSettings(config, pool, server.log));
+  return {
+    server,
+    firstKey: undefined,
+    async close() {
+      await server.close();
+      // Lets the running conversions finish and answer: the drain of a worker.
+      await worker.close();
+      await pool.close();
     },
   };
 }

@@ -23,6 +23,22 @@ export const configSchema = z.object({
     .describe(
       'PostgreSQL URL (postgres://user:password@host:5432/quire) of the store shared by every process of a cluster; migrations are applied at start. Empty: the embedded SQLite store in QUIRE_DATA_DIR.',
     ),
+  QUIRE_REDIS_URL: z
+    .union([z.literal(''), z.url({ protocol: /^rediss?$/ })])
+    .default('')
+    .describe(
+      "Redis URL (redis://host:6379) of the cluster mode conversion queue: API processes put conversions there and worker processes on any machine take them. Empty: the embedded mode, conversions in this process's own pool.",
+    ),
+  QUIRE_REDIS_PREFIX: stringVar(
+    'quire',
+    'Prefix of every Redis key Quire uses, so that several clusters (or test runs) can share one Redis.',
+  ),
+  QUIRE_ROLE: z
+    .enum(['all', 'api', 'worker'])
+    .default('all')
+    .describe(
+      'What this process does in a cluster (QUIRE_REDIS_URL): api accepts requests and queues conversions, worker converts queued ones (HTTP for /health only), all does both. The embedded mode needs all.',
+    ),
   QUIRE_API_KEYS: stringVar(
     '',
     'Comma-separated API keys accepted for the default team, in addition to stored keys.',
@@ -171,6 +187,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new Error(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
   }
+  if (parsed.data.QUIRE_ROLE !== 'all' && !parsed.data.QUIRE_REDIS_URL)
+    throw new Error(
+      `Invalid configuration:\nQUIRE_ROLE=${parsed.data.QUIRE_ROLE} needs cluster mode: set QUIRE_REDIS_URL (the queue that api and worker processes share), or use QUIRE_ROLE=all for the embedded mode.`,
+    );
   const dataDir = path.resolve(parsed.data.QUIRE_DATA_DIR);
   return {
     ...parsed.data,

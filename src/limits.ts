@@ -87,6 +87,44 @@ export const limits = {
    */
   spareWorkers: 1,
   /**
+   * Cluster mode: a job's expected worker time when its team has none measured yet, for the
+   * priority of its jobs queued behind it (cluster-fairness.ts). A second, the order of a
+   * typical office document or a few PDF pages; it only orders a new team's own backlog
+   * against others until its first job ends and its real mean takes over.
+   */
+  clusterFairDefaultJobMs: 1_000,
+  /**
+   * Worker milliseconds per step of BullMQ priority: 10 ms is finer than any conversion's
+   * cost differs by meaningfully, and with BullMQ's 2^21 steps still spans 5.8 hours of
+   * decayed worker time before priorities saturate.
+   */
+  clusterFairPriorityStepMs: 10,
+  /** BullMQ's lowest priority (2^21 - 1); a team past it competes in arrival order. */
+  clusterFairLowestPriority: 2_097_151,
+  /** Half-lives after which a team's usage in Redis is forgotten: 2^-10 of it is left by then. */
+  clusterFairForgetHalfLives: 10,
+  /**
+   * Cluster mode: how long a worker's claim on a job lasts without renewal (BullMQ renews it
+   * every half of this while the worker lives). When a worker dies mid-conversion its job is
+   * taken up again at most this plus clusterStalledCheckMs later: 15 s keeps that well within
+   * the default 30 s timeout, and a live worker, whose conversions run in child processes and
+   * never block its event loop, renews in milliseconds even on a loaded machine.
+   */
+  clusterJobLockMs: 15_000,
+  /** How often workers look for jobs whose worker died (BullMQ's stalled-job check). */
+  clusterStalledCheckMs: 5_000,
+  /**
+   * How long a worker's answer waits in Redis for the API process that asked for it, which
+   * reads it the moment the job's completion reaches it (milliseconds): only an API process
+   * that died leaves one there, and it is gone a minute later.
+   */
+  clusterResultTtlMs: 60_000,
+  /**
+   * Added to a request's timeout for how long its upload may stay in Redis: the API process
+   * deletes it when the request ends, so this only bounds what an API process that died leaves.
+   */
+  clusterUploadTtlMarginMs: 10_000,
+  /**
    * Characters of one conversion's outputs together (markdown, html, rawHtml, links, images,
    * pages, blocks). Past it the parse is refused with RESOURCE_LIMIT: a 9.6 KB DOCX answered
    * 447 MB of HTML and a worse one took the API process to 4.4 GB. 160 MB holds a workbook cut

@@ -12,7 +12,11 @@ const shown = address.replace('0.0.0.0', 'localhost');
 
 // Plain lines for the person who just ran `npm start`; the JSON logs are for machines.
 const banner = `\nQuire is listening on ${shown} (data in ${config.QUIRE_DATA_DIR})\n`;
-if (app.firstKey) {
+if (config.QUIRE_ROLE === 'worker') {
+  process.stdout.write(
+    `\nQuire worker is listening on ${shown} for /health only; it converts what the cluster queues in Redis\n\n`,
+  );
+} else if (app.firstKey) {
   process.stdout.write(
     `${banner}First API key for team "${config.QUIRE_DEFAULT_TEAM}" (shown once, store it now):\n\n  ${app.firstKey}\n\n` +
       `Try: curl -H "Authorization: Bearer ${app.firstKey}" -F file=@page.html ${shown}/v2/parse\n` +

@@ -12,7 +12,8 @@ import { limits } from '../limits.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import { validateParseOptions } from '../options/validate.ts';
 import type { ParseData } from '../pipeline/parse-document.ts';
-import { ConversionPool, PoolError } from '../pipeline/worker-pool.ts';
+import { PoolError } from '../pipeline/runner.ts';
+import { ConversionPool } from '../pipeline/worker-pool.ts';
 import { Progress } from './progress.ts';
 
 /** What `--format` writes, and the extension of the file it writes in an output folder. */

@@ -12,8 +12,8 @@ import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import type { PageOrigin } from '../pipeline/parse-document.ts';
+import { type ConversionRunner, PoolError } from '../pipeline/runner.ts';
 import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/worker.ts';
-import { type ConversionPool, PoolError } from '../pipeline/worker-pool.ts';
 import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { ModelRedaction } from '../transform/pii/index.ts';
@@ -25,7 +25,7 @@ import type { UploadedFile } from './multipart.ts';
  * in the worker pool, and join in what a model makes. Scrape only adds where the bytes came from.
  */
 export interface ConvertDeps {
-  pool: ConversionPool;
+  pool: ConversionRunner;
   concurrency: TeamConcurrency;
   /** The configured language model for summary and json; undefined: the offline methods. */
   model: LanguageModel | undefined;
@@ -226,6 +226,12 @@ export function poolFailure(error: PoolError, clock: Deadline): Error {
         refusalStatus,
         'RESOURCE_LIMIT',
         'The document needs more memory to convert than one conversion may use, or its conversion crashed.',
+      );
+    case 'lost':
+      return new ApiError(
+        500,
+        'UNKNOWN_ERROR',
+        'The conversion was lost: the worker processes that took it stopped (killed or crashed) before it finished, once more after a retry. Please retry.',
       );
     case 'crashed':
       return error.failure.error;

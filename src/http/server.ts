@@ -5,7 +5,7 @@ import { configuredModel } from '../enrich/llm/provider.ts';
 import { ApiError, tooDeep, unknownErrorBody } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { ConversionPool } from '../pipeline/worker-pool.ts';
+import type { ConversionRunner } from '../pipeline/runner.ts';
 import type { Credits } from '../quota/credits.ts';
 import type { RateLimiter } from '../quota/rate-limit.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
@@ -30,7 +30,7 @@ import { scrapeRoutes } from './routes/scrape.ts';
 export interface ServerDeps {
   config: Config;
   store: Store;
-  pool: ConversionPool;
+  pool: ConversionRunner;
   auth: Authenticator;
   teams: TeamSettingsCache;
   credits: Credits;

@@ -68,7 +68,12 @@ export interface FairQueueSettings {
  * - the workers the reserve leaves share the CPU with the one a slow team holds, so a team far
  *   ahead in worker time runs its conversions in the background while another team is active:
  *   on two cores, the other team's small parses then keep nearly their unloaded latency.
- * The cluster mode's queue keeps the same rules over shared state.
+ * The cluster mode's queue (RedisJobQueue, ClusterFairness) keeps the second rule, least worker
+ * time lately first, over usage kept in Redis, and makes a team's queued jobs count against its
+ * next ones so that teams still alternate; a job's place is fixed when it is queued. It does
+ * not keep the share of workers, the keys' turns or the reserve, which need the whole queue in
+ * view at every dispatch (BullMQ workers each take the next job by priority alone); running a
+ * team far ahead in the background holds within each worker process, by what its own pool saw.
  */
 export class FairQueue {
   private readonly settings: Required<FairQueueSettings>;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Tinypool } from 'tinypool';
 import { limits } from '../limits.ts';
 import { FairQueue, QueueFullError, type Requester, type WorkerSlot } from './fair-queue.ts';
+import { type ConversionRunner, PoolError, type RunnerStats } from './runner.ts';
 import type { WorkerJob, WorkerResult } from './worker.ts';
 
 export interface PoolSettings {
@@ -19,22 +20,6 @@ export interface PoolObserver {
   workerLost(): void;
 }
 
-/** Why a task did not produce a result, in terms the HTTP layer can answer with. */
-export type PoolFailure =
-  | { kind: 'aborted' }
-  | { kind: 'queue-full' }
-  /** The conversion process died: it ran out of memory, or native code crashed on the input. */
-  | { kind: 'worker-died' }
-  | { kind: 'crashed'; error: Error };
-
-export class PoolError extends Error {
-  readonly failure: PoolFailure;
-  constructor(failure: PoolFailure) {
-    super(failure.kind);
-    this.failure = failure;
-  }
-}
-
 /**
  * Conversions run here, off the event loop, in a bounded pool of child processes. Processes
  * rather than worker threads because V8 cannot always stop a thread at its heap limit: an
@@ -44,7 +29,7 @@ export class PoolError extends Error {
  * a watchdog kills a process whose resident memory outgrows the heap limit by too much.
  * Which waiting conversion gets a free worker is the fair queue's choice, not arrival order.
  */
-export class ConversionPool {
+export class ConversionPool implements ConversionRunner {
   private readonly pool: Tinypool;
   private readonly queue: FairQueue;
   private readonly watchdog: NodeJS.Timeout;
@@ -111,7 +96,7 @@ export class ConversionPool {
   }
 
   /** Busy workers, waiting conversions and the teams among them, and the pool's size. */
-  stats(): ReturnType<FairQueue['stats']> & { workers: number } {
+  stats(): RunnerStats {
     return { ...this.queue.stats(), workers: this.settings.workers };
   }
 

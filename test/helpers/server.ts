@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
+import { Redis } from 'ioredis';
+import { createDatabase } from './postgres.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const corpusDir = process.env.QUIRE_CORPUS_DIR ?? path.resolve(repoRoot, '../shared/corpus');
@@ -16,9 +18,9 @@ export interface RunningServer {
   /**
    * The first match of `pattern` (not global) in what the server has printed, as soon as it is
    * printed: a sign of what the server is doing, without polling or sleeping. Rejects if the
-   * server exits first.
+   * server exits first. With `from`, only what was printed past that many characters counts.
    */
-  waitForOutput(pattern: RegExp): Promise<RegExpExecArray>;
+  waitForOutput(pattern: RegExp, from?: number): Promise<RegExpExecArray>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -31,11 +33,98 @@ process.once('exit', () => {
   for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
+/** The machine's Redis (npm test starts it: scripts/start-services.sh). */
+export const redisUrl = 'redis://127.0.0.1:6379';
+
+/**
+ * Start Quire as `npm start` does (startProcess). With QUIRE_TEST_CLUSTER=1 in the environment
+ * of the tests, the same server is a cluster instead: an `api` process (the one returned) and a
+ * `worker` process on Redis and a PostgreSQL database of their own, so that a test file written
+ * for the embedded mode runs unchanged against cluster mode (package.json's second test pass).
+ */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  if (process.env.QUIRE_TEST_CLUSTER !== '1') return startProcess(env);
+  const cluster = await startCluster(env);
+  return { ...cluster.api, stop: async (signal) => (await cluster.stop(signal))[0] ?? null };
+}
+
+export interface RunningCluster {
+  api: RunningServer;
+  workers: RunningServer[];
+  /** The Redis key prefix every process of this cluster shares, and no other test's does. */
+  prefix: string;
+  databaseUrl: string;
+  /** Starts one more worker process (QUIRE_ROLE=worker) with the cluster's settings and `env`. */
+  addWorker(env?: Record<string, string>): Promise<RunningServer>;
+  /** The Redis keys under the cluster's prefix matching `pattern` (after the prefix and its colon). */
+  redisKeys(pattern: string): Promise<string[]>;
+  /** Stops the API process, then the workers (the exit codes in that order), and drops the cluster's data. */
+  stop(signal?: NodeJS.Signals): Promise<(number | null)[]>;
+}
+
+/**
+ * A cluster on this machine: one `api` process and `workers` worker processes, each on a port of
+ * its own, sharing Redis under a key prefix of their own (so that test files running in parallel
+ * never meet) and a fresh PostgreSQL database.
+ */
+export async function startCluster(
+  env: Record<string, string> = {},
+  { workers = 1 }: { workers?: number } = {},
+): Promise<RunningCluster> {
+  const prefix = `quire-test-${Math.random().toString(36).slice(2)}`;
+  const database = env.QUIRE_DATABASE_URL ? undefined : await createDatabase();
+  const shared = {
+    QUIRE_REDIS_URL: redisUrl,
+    QUIRE_REDIS_PREFIX: prefix,
+    QUIRE_DATABASE_URL: database?.url ?? env.QUIRE_DATABASE_URL!,
+    ...env,
+  };
+  const redis = new Redis(redisUrl);
+  const started: RunningServer[] = [];
+  const addWorker = async (more: Record<string, string> = {}) => {
+    const worker = await startProcess({ ...shared, QUIRE_ROLE: 'worker', ...more });
+    started.push(worker);
+    return worker;
+  };
+  // Together: each start is seconds of module loading.
+  const starts = await Promise.allSettled([
+    startProcess({ ...shared, QUIRE_ROLE: 'api' }),
+    ...Array.from({ length: workers }, () => addWorker()),
+  ]);
+  const failed = starts.find((r) => r.status === 'rejected');
+  if (failed) {
+    for (const r of starts) if (r.status === 'fulfilled') await r.value.stop();
+    redis.disconnect();
+    await database?.drop();
+    throw failed.reason;
+  }
+  const api = (starts[0] as PromiseFulfilledResult<RunningServer>).value;
+  return {
+    api,
+    workers: started,
+    prefix,
+    databaseUrl: shared.QUIRE_DATABASE_URL,
+    addWorker,
+    async redisKeys(pattern) {
+      return redis.keys(`${prefix}:${pattern}`);
+    },
+    async stop(signal) {
+      const codes = [await api.stop(signal)];
+      for (const worker of started) codes.push(await worker.stop(signal));
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+      await database?.drop();
+      return codes;
+    },
+  };
+}
+
 /**
  * Start Quire as a real process on a free port, as `npm start` does, with its own data
  * folder and a known key, and wait until it says where it listens.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startProcess(env: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
   const key = `test-key-${Math.random().toString(36).slice(2)}`;
   const child = spawn(process.execPath, [path.join(repoRoot, 'src/main.ts')], {
@@ -78,10 +167,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     dataDir,
     process: child,
     output: () => output,
-    waitForOutput(pattern) {
+    waitForOutput(pattern, from = 0) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const match = pattern.exec(output);
+          const match = pattern.exec(output.slice(from));
           if (!match) return;
           stopWatching();
           resolve(match);

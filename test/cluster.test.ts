@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
+import {
+  corpusFile,
+  parse,
+  type RunningCluster,
+  type RunningServer,
+  repoRoot,
+  startCluster,
+  startProcess,
+} from './helpers/server.ts';
+
+/**
+ * Cluster mode (issue 18) over HTTP against real processes: an `api` process that queues
+ * conversions in Redis and `worker` processes that run them, each cluster under a Redis key
+ * prefix and a PostgreSQL database of its own. Every wait is on a sign the processes print
+ * (debug logs: the api's "conversion queued", a worker's "conversion started" and "conversion
+ * cancelled", each with the job's id), never on the clock.
+ */
+
+const run = promisify(execFile);
+
+/** Where each server's output ends now, so that a later wait sees only what comes after. */
+const marks = (servers: RunningServer[]) => servers.map((s) => s.output().length);
+
+/** The first match of `pattern` in what any of `servers` printed past `from` (their marks). */
+function anyOutput(servers: RunningServer[], pattern: RegExp, from: number[]): Promise<RegExpExecArray> {
+  return Promise.any(servers.map((s, i) => s.waitForOutput(pattern, from[i])));
+}
+
+/** A worker's log line for job `id`, or for any job when `id` is a pattern. */
+const logged = (msg: string, id = '[^"]+') => new RegExp(`"jobId":"(${id})"[^\\n]*"msg":"${msg}"`);
+/** `n` log lines with message `msg`. */
+const times = (msg: string, n: number) => new RegExp(`(?:"msg":"${msg}"[\\s\\S]*){${n}}`);
+
+const debug = { QUIRE_LOG_LEVEL: 'debug', QUIRE_WORKERS: '1' };
+
+describe('cluster mode: one api process, two worker processes', () => {
+  let cluster: RunningCluster;
+  let embedded: RunningServer;
+  before(async () => {
+    [cluster, embedded] = await Promise.all([startCluster(debug, { workers: 2 }), startProcess()]);
+  });
+  after(async () => {
+    await Promise.all([cluster?.stop(), embedded?.stop()]);
+  });
+
+  it('converts each format through the queue to the Markdown the embedded mode gives', async () => {
+    const cases: [string, RegExp][] = [
+      [
+        'html/docling-example_01.html',
+        /^# Introduction\n\nThis is the first paragraph of the introduction\./,
+      ],
+      ['docx/mammoth-simple-list.docx', /^- Apple\n- Banana$/],
+      ['csv/docling-csv-pipe.csv', /\| 1 \| DD37Cf93aecA6Dc \| Sheryl \| Baxter \| Rasmussen Group \|/],
+      ['xlsx/docling-xlsx_comments.xlsx', /^\| Python is great \| {2}\|\n/],
+      [
+        'pdf/text/doc-multi_page.pdf',
+        /^## The Evolution of the Word Processor\n\nThe concept of the word processor/,
+      ],
+    ];
+    await Promise.all(
+      cases.map(async ([file, expected]) => {
+        const [clustered, alone] = await Promise.all([
+          parse(cluster.api, { file: corpusFile(file) }),
+          parse(embedded, { file: corpusFile(file) }),
+        ]);
+        assert.equal(clustered.status, 200, `${file}: ${JSON.stringify(clustered.body)}`);
+        assert.match(clustered.body.data.markdown, expected, file);
+        assert.equal(clustered.body.data.markdown, alone.body.data.markdown, file);
+        assert.equal(clustered.body.data.metadata.sourceURL, alone.body.data.metadata.sourceURL);
+      }),
+    );
+    // Each upload left Redis with its job, and each answer once it was read.
+    assert.deepEqual(await cluster.redisKeys('upload:*'), []);
+    assert.deepEqual(await cluster.redisKeys('result:*'), []);
+  });
+
+  it('keeps refusals as they are: a file no converter reads is 400, as embedded', async () => {
+    const file = { bytes: new Uint8Array([0, 1, 2, 3, 0xff, 0xfe, 0, 7]), filename: 'blob.bin' };
+    const [clustered, alone] = await Promise.all([parse(cluster.api, { file }), parse(embedded, { file })]);
+    assert.equal(clustered.status, 400);
+    assert.deepEqual(clustered.body, alone.body);
+  });
+
+  it('stops the conversion on its worker when the client leaves', async () => {
+    const from = marks(cluster.workers);
+    const leave = new AbortController();
+    const answer = parse(cluster.api, {
+      file: { bytes: pagesToRecognise(1000), filename: 'endless.pdf' },
+      options: ocrWithin(120_000),
+      signal: leave.signal,
+    }).then(
+      (a) => `answered ${a.status}`,
+      (error: Error) => error.name,
+    );
+    const [, id] = await anyOutput(cluster.workers, logged('conversion started'), from);
+    leave.abort();
+    assert.equal(await answer, 'AbortError');
+    await anyOutput(cluster.workers, logged('conversion cancelled', id), from);
+    // The API process has dropped the upload by the time the worker hears of it.
+    assert.deepEqual(await cluster.redisKeys(`upload:${id}`), []);
+  });
+
+  it('answers 408 at the deadline, and frees the worker for the next request', async () => {
+    const late = await parse(cluster.api, {
+      file: { bytes: pagesToRecognise(1000), filename: 'endless.pdf' },
+      options: ocrWithin(1000),
+    });
+    assert.equal(late.status, 408);
+    assert.equal(late.body.code, 'SCRAPE_TIMEOUT');
+    const next = await parse(cluster.api, { file: corpusFile('docx/mammoth-simple-list.docx') });
+    assert.equal(next.status, 200);
+    assert.match(next.body.data.markdown, /Apple/);
+    assert.deepEqual(await cluster.redisKeys('upload:*'), []);
+  });
+
+  // Last in this block: it leaves one worker.
+  it('retries the job of a worker killed mid-conversion on the other worker', async () => {
+    const from = marks(cluster.workers);
+    const answer = parse(cluster.api, {
+      file: corpusFile('pdf/scanned/scan-mid-receipt.pdf'),
+      options: { timeout: 120_000 },
+    });
+    const [, id] = await anyOutput(cluster.workers, logged('conversion started'), from);
+    const victim = cluster.workers.find((w) => logged('conversion started', id!).test(w.output()))!;
+    const survivor = cluster.workers.find((w) => w !== victim)!;
+    await victim.stop('SIGKILL');
+    // Its claim on the job lapses (limits.clusterJobLockMs) and the survivor's stalled-job check
+    // puts the job back in the queue, where the survivor takes it.
+    await survivor.waitForOutput(logged('conversion started', id));
+    const { status, body } = await answer;
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /TECHMART ELECTRONICS/);
+    assert.deepEqual(await cluster.redisKeys('upload:*'), []);
+  });
+});
+
+describe('cluster mode: the shared queue', () => {
+  let cluster: RunningCluster;
+  // Started with no worker: conversions wait in Redis until the test starts one.
+  before(async () => {
+    cluster = await startCluster(
+      { ...debug, QUIRE_QUEUE_SIZE: '4', QUIRE_TEAM_CONCURRENCY: '10' },
+      { workers: 0 },
+    );
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('is full at QUIRE_QUEUE_SIZE (429), and serves the team with the least queued work first', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', 'newcomer'],
+      { env: { ...process.env, QUIRE_DATABASE_URL: cluster.databaseUrl } },
+    );
+    const newcomer = stdout.trim();
+    const html = (text: string) => ({
+      bytes: `<html><body><p>${text}</p></body></html>`,
+      filename: `${text}.html`,
+    });
+    // Three files from one team, then one from another, each queued before the next is sent.
+    const sent: [string, ReturnType<typeof parse>][] = [];
+    for (const [text, key] of [
+      ['first', undefined],
+      ['second', undefined],
+      ['third', undefined],
+      ['newcomer', newcomer],
+    ] as const) {
+      sent.push([text, parse(cluster.api, { file: html(text), key, options: { timeout: 120_000 } })]);
+      await cluster.api.waitForOutput(times('conversion queued', sent.length));
+    }
+    const full = await parse(cluster.api, { file: html('fifth') });
+    assert.equal(full.status, 429);
+    assert.equal(full.headers.get('retry-after'), '5');
+    assert.match(full.body.error, /Too many documents are waiting/);
+
+    const worker = await cluster.addWorker();
+    for (const [text, answer] of sent) {
+      const { status, body } = await answer;
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.match(body.data.markdown, new RegExp(`^${text}$`));
+    }
+    // The worker (one conversion at a time) took them by priority: the first file, then the
+    // other team's, whose team had nothing queued, before the first team's backlog.
+    const order = [...worker.output().matchAll(/"team":"([^"]+)"[^\n]*"msg":"conversion started"/g)].map(
+      (m) => m[1],
+    );
+    assert.deepEqual(order, ['default', 'newcomer', 'default', 'default']);
+  });
+
+  it('drains: an api process told to stop answers the request it holds first', async () => {
+    const answer = parse(cluster.api, { file: corpusFile('pdf/scanned/scan-mid-receipt.pdf') });
+    await cluster.workers[0]!.waitForOutput(times('conversion started', 5));
+    const stopped = cluster.api.stop('SIGTERM');
+    const { status, body } = await answer;
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /TECHMART ELECTRONICS/);
+    assert.equal(await stopped, 0);
+  });
+});
+
+describe('roles', () => {
+  it('refuses api and worker roles without Redis, clearly', async () => {
+    for (const args of [['src/main.ts'], ['src/cli/quire.ts', 'serve', '--role', 'api']]) {
+      const env: NodeJS.ProcessEnv = { ...process.env, QUIRE_REDIS_URL: '' };
+      if (args.length === 1) env.QUIRE_ROLE = 'worker';
+      const failed = await run(process.execPath, args, { cwd: repoRoot, env }).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.ok(failed, `${args.join(' ')} started`);
+      assert.notEqual(failed.code, 0);
+      assert.match(failed.stderr, /QUIRE_ROLE=(worker|api) needs cluster mode: set QUIRE_REDIS_URL/);
+    }
+  });
+});
