@@ -37,11 +37,11 @@ async function convertOnce(upload: Upload): Promise<Outcome> {
     if (!('body' in result))
       throw new Error('the worker asked for model calls, which this harness does not make');
     // The body the server would send as it is; `warning` sits at the top of its `data`.
-    const answer = JSON.parse(result.body) as { data: { warning?: string } };
+    const answer = JSON.parse(Buffer.from(result.body).toString('utf8')) as { data: { warning?: string } };
     return {
       kind: 'ok',
       ms: ms(),
-      jsonBytes: Buffer.byteLength(result.body),
+      jsonBytes: result.body.byteLength,
       warning: answer.data.warning !== undefined,
     };
   } catch (error) {

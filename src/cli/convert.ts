@@ -327,9 +327,10 @@ async function convertOne(
   if (!result.ok) throw new ApiError(400, result.code, result.message);
   // No summary, json or model redaction is asked for, so the worker answers with the whole body.
   if (!('body' in result)) throw new Error('the conversion worker answered without a body');
-  const { data } = JSON.parse(result.body) as { data: ParseData };
+  const body = Buffer.from(result.body).toString('utf8');
+  const { data } = JSON.parse(body) as { data: ParseData };
   const pages = typeof data.metadata.numPages === 'number' ? data.metadata.numPages : 0;
-  return { text: withNewline(render(data, format, result.body)), pages, warning: data.warning };
+  return { text: withNewline(render(data, format, body)), pages, warning: data.warning };
 }
 
 function render(data: ParseData, format: OutputFormat, body: string): string {

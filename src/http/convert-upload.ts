@@ -198,13 +198,14 @@ async function answer(
   result: Extract<WorkerResult, { usage: unknown }>,
   enrich: EnrichPlan | undefined,
   clock: Deadline,
-): Promise<string> {
-  if ('body' in result) return result.body;
+): Promise<Buffer> {
+  if ('body' in result)
+    return Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);
   if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
   const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
   const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
   const { fields, warnings } = await enrichWithModel(model, result.modelInput, enrich, signal);
-  return joinAnswer(result.parts, fields, warnings);
+  return Buffer.from(joinAnswer(result.parts, fields, warnings));
 }
 
 /** A pool failure as the caller hears it (also the command line's message for a failed file). */
@@ -261,7 +262,7 @@ export async function convertToAnswer(
   options: ParseOptions,
   clock: Deadline,
   credit: CreditHold,
-): Promise<string> {
+): Promise<Buffer> {
   const enrich = planEnrichment(options, deps.model?.settings);
   const piiModel = await findPiiForAccurate(deps, request, input, options, clock);
   const { result, format, scrapeId } = await convert(deps, request, input, options, enrich, clock, piiModel);
@@ -273,7 +274,7 @@ export async function convertToAnswer(
   const at = body.lastIndexOf(field);
   if (at < 0) throw new Error('the answer has no scrapeId to put creditsUsed beside');
   const end = at + field.length;
-  return `${body.slice(0, end)},"creditsUsed":${cost}${body.slice(end)}`;
+  return Buffer.concat([body.subarray(0, end), Buffer.from(`,"creditsUsed":${cost}`), body.subarray(end)]);
 }
 
 /**

@@ -51,7 +51,7 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
         bytes: upload.file.bytes.length,
       };
       const clock = deadline(request, options.timeout, 'parse');
-      let body: string;
+      let body: Buffer;
       try {
         body = await convertToAnswer(deps, request, { file: upload.file }, options, clock, credit);
       } finally {

@@ -41,7 +41,7 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
     // Before anything is fetched; given back unless the scrape answers.
     const credit = await reserveCredits(deps.credits, request);
     const clock = deadline(request, options.timeout, 'scrape');
-    let body: string;
+    let body: Buffer;
     try {
       const page = await fetchUrl(scrape.url, scrape.fetch, {
         policy: deps.policy,
