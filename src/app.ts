@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -9,7 +10,8 @@ import type { ConversionRunner } from './pipeline/runner.ts';
 import { ConversionPool, type PoolObserver } from './pipeline/worker-pool.ts';
 import { Credits } from './quota/credits.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
-import { InProcessTeamConcurrency } from './quota/team-concurrency.ts';
+import { RedisTeamConcurrency } from './quota/redis-team-concurrency.ts';
+import { InProcessTeamConcurrency, type TeamConcurrency } from './quota/team-concurrency.ts';
 import { TeamSettingsCache } from './quota/team-settings.ts';
 import { UploadBudget } from './quota/upload-budget.ts';
 import { SessionService } from './sessions/session-service.ts';
@@ -77,6 +79,12 @@ export async function createApp(config: Config): Promise<App> {
     concurrency: config.QUIRE_TEAM_CONCURRENCY,
     ratePerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
   });
+  const teamLimit = async (team: string) => (await teams.get(team)).concurrency;
+  // Limits a cluster's API processes share: team concurrency and rate, counted in Redis.
+  const redis = config.QUIRE_REDIS_URL ? new Redis(config.QUIRE_REDIS_URL) : undefined;
+  const concurrency: TeamConcurrency = redis
+    ? await RedisTeamConcurrency.open(redis, config.QUIRE_REDIS_PREFIX, teamLimit)
+    : new InProcessTeamConcurrency(teamLimit);
   const server = buildServer({
     config,
     store,
@@ -84,13 +92,16 @@ export async function createApp(config: Config): Promise<App> {
     auth: new Authenticator(store, configuredKeys, config.QUIRE_DEFAULT_TEAM),
     teams,
     credits: new Credits(store, teams),
-    concurrency: new InProcessTeamConcurrency(async (team) => (await teams.get(team)).concurrency),
+    concurrency,
     uploads: new UploadBudget(
       config.QUIRE_UPLOADS_IN_FLIGHT_MB * 2 ** 20,
       config.QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB * 2 ** 20,
     ),
     // Always there: a team's own setting may limit it where the default does not.
-    rateLimiter: new SlidingWindowRateLimiter(config.QUIRE_RATE_LIMIT_PER_MINUTE),
+    rateLimiter: new SlidingWindowRateLimiter(
+      config.QUIRE_RATE_LIMIT_PER_MINUTE,
+      redis && { redis, prefix: config.QUIRE_REDIS_PREFIX },
+    ),
     sessions,
     metrics,
   });
@@ -111,6 +122,8 @@ export async function createApp(config: Config): Promise<App> {
       // After the server: its in-flight requests wait for their conversions, which this worker may run.
       await worker?.close();
       await queue?.close();
+      if (concurrency instanceof RedisTeamConcurrency) concurrency.close();
+      redis?.disconnect();
       await local?.close();
       await store.close();
     },

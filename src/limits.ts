@@ -125,6 +125,18 @@ export const limits = {
    */
   clusterUploadTtlMarginMs: 10_000,
   /**
+   * Cluster mode: how long a team concurrency slot outlives the last renewal by the API process
+   * holding it (renewed every third of this). An API process that dies frees its teams' slots
+   * this long after; 30 s is the default timeout, the time a request there could have held one.
+   */
+  clusterSlotLeaseMs: 30_000,
+  /**
+   * How often an API process's waiters for a team slot try again without being told a slot was
+   * given back: only a holder that died frees one silently, and a second on top of its lease's
+   * expiry is no loss, at one Redis call per waiting team per second.
+   */
+  clusterSlotRetryMs: 1_000,
+  /**
    * Characters of one conversion's outputs together (markdown, html, rawHtml, links, images,
    * pages, blocks). Past it the parse is refused with RESOURCE_LIMIT: a 9.6 KB DOCX answered
    * 447 MB of HTML and a worse one took the API process to 4.4 GB. 160 MB holds a workbook cut

@@ -205,6 +205,47 @@ describe('cluster mode: the shared queue', () => {
   });
 });
 
+describe('cluster mode: limits two api processes share', () => {
+  let cluster: RunningCluster;
+  let second: RunningServer;
+  before(async () => {
+    cluster = await startCluster({ ...debug, QUIRE_TEAM_CONCURRENCY: '1', QUIRE_RATE_LIMIT_PER_MINUTE: '4' });
+    second = await cluster.addApi();
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it("counts a team's concurrency across api processes: the second waits for the first's slot", async () => {
+    const leave = new AbortController();
+    const holder = parse(cluster.api, {
+      file: { bytes: pagesToRecognise(1000), filename: 'holder.pdf' },
+      options: ocrWithin(120_000),
+      signal: leave.signal,
+    }).catch((error: Error) => error.name);
+    await cluster.workers[0]!.waitForOutput(logged('conversion started'));
+    const queued = parse(second, { file: { bytes: '<p>Second in line.</p>', filename: 'q.html' } });
+    await second.waitForOutput(times('conversion asks for a team slot', 1));
+    leave.abort();
+    const { status, body } = await queued;
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /Second in line\./);
+    assert.equal(body.data.metadata.concurrencyLimited, true);
+    assert.equal(await holder, 'AbortError');
+  });
+
+  it("counts a team's rate across api processes", async () => {
+    // Two requests so far (the tests above); two more on either process reach the 4 a minute.
+    for (const server of [cluster.api, second]) {
+      const { status } = await parse(server, { file: { bytes: '<p>x</p>', filename: 'x.html' } });
+      assert.equal(status, 200);
+    }
+    const refused = await parse(second, { file: { bytes: '<p>x</p>', filename: 'x.html' } });
+    assert.equal(refused.status, 429);
+    assert.match(refused.body.error, /Rate limit exceeded: at most 4 requests per minute/);
+  });
+});
+
 describe('roles', () => {
   it('refuses api and worker roles without Redis, clearly', async () => {
     for (const args of [['src/main.ts'], ['src/cli/quire.ts', 'serve', '--role', 'api']]) {

@@ -1,4 +1,5 @@
-import { type RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 
 /** A team's budgets per minute (0: no limit), and optionally one for the key the request came with. */
 export interface RateLimits {
@@ -33,16 +34,29 @@ export class SlidingWindowRateLimiter implements RateLimiter {
   private readonly perMinute: number;
   private readonly counters: RateLimiterAbstract;
 
-  /** `perMinute`: the budget of a team that consume() is given no limits for. */
-  constructor(perMinute: number) {
+  /**
+   * `perMinute`: the budget of a team that consume() is given no limits for. `shared`: the
+   * cluster's Redis, where every API process counts; while it cannot be reached, each process
+   * counts in its own memory instead (the insurance limiter), so requests are limited per process
+   * rather than refused.
+   */
+  constructor(perMinute: number, shared?: { redis: Redis; prefix: string }) {
     this.perMinute = perMinute;
-    this.counters = new RateLimiterMemory({
+    const options = {
       keyPrefix: 'quire-rate',
       // Required, but never judged by: penalty(), reward() and get() only count.
       points: perMinute,
       // A slot must outlive the window it counts in; its counter starts at its first request.
       duration: windowMs / 1000,
-    });
+    };
+    this.counters = shared
+      ? new RateLimiterRedis({
+          ...options,
+          keyPrefix: `${shared.prefix}:rate`,
+          storeClient: shared.redis,
+          insuranceLimiter: new RateLimiterMemory(options),
+        })
+      : new RateLimiterMemory(options);
   }
 
   async consume(team: string, limits: RateLimits = { perMinute: this.perMinute }): Promise<number> {

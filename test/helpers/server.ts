@@ -56,6 +56,8 @@ export interface RunningCluster {
   databaseUrl: string;
   /** Starts one more worker process (QUIRE_ROLE=worker) with the cluster's settings and `env`. */
   addWorker(env?: Record<string, string>): Promise<RunningServer>;
+  /** Starts one more API process (QUIRE_ROLE=api) with the cluster's settings and `env`. */
+  addApi(env?: Record<string, string>): Promise<RunningServer>;
   /** The Redis keys under the cluster's prefix matching `pattern` (after the prefix and its colon). */
   redisKeys(pattern: string): Promise<string[]>;
   /** Stops the API process, then the workers (the exit codes in that order), and drops the cluster's data. */
@@ -81,10 +83,16 @@ export async function startCluster(
   };
   const redis = new Redis(redisUrl);
   const started: RunningServer[] = [];
+  const apis: RunningServer[] = [];
   const addWorker = async (more: Record<string, string> = {}) => {
     const worker = await startProcess({ ...shared, QUIRE_ROLE: 'worker', ...more });
     started.push(worker);
     return worker;
+  };
+  const addApi = async (more: Record<string, string> = {}) => {
+    const api = await startProcess({ ...shared, QUIRE_ROLE: 'api', ...more });
+    apis.push(api);
+    return api;
   };
   // Together: each start is seconds of module loading.
   const starts = await Promise.allSettled([
@@ -105,11 +113,13 @@ export async function startCluster(
     prefix,
     databaseUrl: shared.QUIRE_DATABASE_URL,
     addWorker,
+    addApi,
     async redisKeys(pattern) {
       return redis.keys(`${prefix}:${pattern}`);
     },
     async stop(signal) {
       const codes = [await api.stop(signal)];
+      for (const other of apis) await other.stop(signal);
       for (const worker of started) codes.push(await worker.stop(signal));
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length > 0) await redis.del(...keys);
