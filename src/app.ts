@@ -1,13 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
-import { healthRoutes } from './http/routes/health.ts';
 import { buildServer } from './http/server.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { ClusterWorker, RedisJobQueue } from './pipeline/redis-queue.ts';
+import { RedisJobQueue } from './pipeline/redis-queue.ts';
 import type { ConversionRunner } from './pipeline/runner.ts';
-import { ConversionPool, type PoolObserver } from './pipeline/worker-pool.ts';
 import { Credits } from './quota/credits.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
 import { RedisTeamConcurrency } from './quota/redis-team-concurrency.ts';
@@ -19,6 +17,7 @@ import { createApiKey } from './store/api-keys.ts';
 import { PostgresStore } from './store/postgres-store.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
+import { localPool, startClusterWorker } from './worker-app.ts';
 
 export interface App {
   server: FastifyInstance;
@@ -27,25 +26,13 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** The local pool of conversion processes, of the embedded mode or of a cluster's worker. */
-function localPool(config: Config, observer?: PoolObserver): ConversionPool {
-  return new ConversionPool({
-    workers: config.QUIRE_WORKERS,
-    heapMb: config.QUIRE_WORKER_HEAP_MB,
-    queueSize: config.QUIRE_QUEUE_SIZE,
-    reserveMs: config.QUIRE_FAIR_RESERVE_MS,
-    observer,
-  });
-}
-
 /**
  * Wire the server: the embedded mode (SQLite store or PostgreSQL, in-process pool, limits and
- * queue), or a process of a cluster (QUIRE_REDIS_URL) in its QUIRE_ROLE: `api` queues
- * conversions in Redis and never converts, `worker` converts what is queued and serves only
- * /health, `all` does both.
+ * queue), or a process of a cluster (QUIRE_REDIS_URL) in role `api` (queues conversions in
+ * Redis and never converts) or `all` (also converts what is queued). Role `worker` is
+ * createWorkerApp's.
  */
 export async function createApp(config: Config): Promise<App> {
-  if (config.QUIRE_ROLE === 'worker') return createWorker(config);
   const store: Store = config.QUIRE_DATABASE_URL
     ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
     : new SqliteStore(config.dbPath);
@@ -106,8 +93,7 @@ export async function createApp(config: Config): Promise<App> {
     metrics,
   });
   queue?.useLogger(server.log);
-  const worker =
-    queue && local ? await ClusterWorker.start(clusterWorkerSettings(config, local, server.log)) : undefined;
+  const worker = queue && local ? await startClusterWorker(config, local, server.log) : undefined;
   await sessions.start();
   return {
     server,
@@ -126,34 +112,6 @@ export async function createApp(config: Config): Promise<App> {
       redis?.disconnect();
       await local?.close();
       await store.close();
-    },
-  };
-}
-
-function clusterWorkerSettings(config: Config, pool: ConversionPool, log: FastifyInstance['log']) {
-  return {
-    url: config.QUIRE_REDIS_URL,
-    prefix: config.QUIRE_REDIS_PREFIX,
-    pool,
-    workers: config.QUIRE_WORKERS,
-    log,
-  };
-}
-
-/** A cluster's worker process: converts queued jobs in its local pool; HTTP for /health only. */
-async function createWorker(config: Config): Promise<App> {
-  const server = Fastify({ logger: { level: config.QUIRE_LOG_LEVEL }, return503OnClosing: true });
-  server.register(healthRoutes);
-  const pool = localPool(config);
-  const worker = await ClusterWorker.start(clusterWorkerSettings(config, pool, server.log));
-  return {
-    server,
-    firstKey: undefined,
-    async close() {
-      await server.close();
-      // Lets the running conversions finish and answer: the drain of a worker.
-      await worker.close();
-      await pool.close();
     },
   };
 }

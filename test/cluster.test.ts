@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -243,6 +245,62 @@ describe('cluster mode: limits two api processes share', () => {
     const refused = await parse(second, { file: { bytes: '<p>x</p>', filename: 'x.html' } });
     assert.equal(refused.status, 429);
     assert.match(refused.body.error, /Rate limit exceeded: at most 4 requests per minute/);
+  });
+});
+
+/** A Redis of the test's own on `port`, ready to accept connections; nothing on disk. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const redis = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  redis.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+    if (/Ready to accept connections/.test(output)) redis.emit('ready');
+  });
+  await once(redis, 'ready');
+  return redis;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as net.AddressInfo;
+  probe.close();
+  return port;
+}
+
+describe('cluster mode: Redis restarted', () => {
+  it('fails only the request in flight, within its timeout, and recovers by itself', async () => {
+    const port = await freePort();
+    let redis = await startRedis(port);
+    const cluster = await startCluster({
+      ...debug,
+      QUIRE_WORKERS: '2',
+      QUIRE_REDIS_URL: `redis://127.0.0.1:${port}`,
+    });
+    try {
+      const before = await parse(cluster.api, { file: corpusFile('docx/mammoth-simple-list.docx') });
+      assert.equal(before.status, 200);
+      const from = marks(cluster.workers);
+      const inFlight = parse(cluster.api, {
+        file: { bytes: pagesToRecognise(1000), filename: 'endless.pdf' },
+        options: ocrWithin(5000),
+      });
+      await anyOutput(cluster.workers, logged('conversion started'), from);
+      // Without persistence a restarted Redis has lost every job and upload.
+      redis.kill('SIGKILL');
+      await once(redis, 'exit');
+      redis = await startRedis(port);
+      const { status } = await inFlight;
+      assert.ok(status === 408 || status === 500, `in flight: ${status}`);
+      // The processes reconnect on their own, and the next requests are answered as before.
+      const after = await parse(cluster.api, { file: corpusFile('docx/mammoth-simple-list.docx') });
+      assert.equal(after.status, 200, JSON.stringify(after.body));
+      assert.match(after.body.data.markdown, /^- Apple\n- Banana$/);
+    } finally {
+      await cluster.stop();
+      redis.kill();
+    }
   });
 });
 

@@ -81,7 +81,7 @@ export async function startCluster(
     QUIRE_DATABASE_URL: database?.url ?? env.QUIRE_DATABASE_URL!,
     ...env,
   };
-  const redis = new Redis(redisUrl);
+  const redis = new Redis(shared.QUIRE_REDIS_URL);
   const started: RunningServer[] = [];
   const apis: RunningServer[] = [];
   const addWorker = async (more: Record<string, string> = {}) => {
