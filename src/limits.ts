@@ -66,16 +66,19 @@ export const limits = {
    */
   fairReserveMs: 5_000,
   /**
-   * Decayed worker time (ms) by which a team must lead another active team for its conversions
-   * to run in the background: two seconds is more than a few typical documents, so teams with
-   * ordinary loads stay level and only one sending slow files far beyond the others drops.
+   * A conversion that has run this long continues in the background (backgroundNice), so that
+   * the short ones beside it, most requests, are not slowed by it: a second is several times a
+   * typical document (10-100 ms for a page of HTML, a few hundred for an office file) and
+   * about what one OCR'd page takes. Which team sent it does not matter: judged by team worker
+   * time instead, a team sending small parses back to back used as much as one sending slow
+   * files, and its parses were the ones put in the background.
    */
-  fairBackgroundMarginMs: 2_000,
+  backgroundAfterMs: 1_000,
   /**
-   * Niceness of a background conversion (and of the OCR processes it starts). At 10 it gets
-   * about a tenth of a core's share against a conversion at 0: with one hostile team on two
-   * cores, another team's small parses had a p99 11x their unloaded one without it (mostly CPU
-   * taken by the slow file beside them), and the slow file still gets any idle CPU.
+   * Niceness of a conversion in the background, its OCR processes included. At 10 it gets about
+   * a tenth of a core's share against one at 0: with one team's hostile files on two cores,
+   * another team's small parses had a p99 11x their unloaded one without it, mostly CPU taken
+   * by the slow file beside them, and the slow file still gets any idle CPU.
    */
   backgroundNice: 10,
   /**

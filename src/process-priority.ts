@@ -30,6 +30,26 @@ export function setThreadsNice(pid: number, nice: number): void {
   }
 }
 
+/** Set every thread of process `pid` and of all its descendants (OCR processes) to `nice`. */
+export function setTreeNice(pid: number, nice: number): void {
+  setThreadsNice(pid, nice);
+  for (const child of childrenOf(pid)) setTreeNice(child, nice);
+}
+
+/** The children of process `pid`, from every thread's list (none once it is gone). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const list = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1').trim();
+      if (list) children.push(...list.split(/\s+/).map(Number));
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return children;
+}
+
 /** CAP_SYS_NICE is bit 23 of the effective capability set. */
 function hasCapSysNice(): boolean {
   try {

@@ -6,11 +6,6 @@ export interface Requester {
 
 /** A worker held for one conversion; `release` hands it on, counting the time it was held. */
 export interface WorkerSlot {
-  /**
-   * Whether the conversion should run at a lower CPU priority: its team has used far more
-   * worker time lately than another team active now (FairQueueSettings.backgroundMarginMs).
-   */
-  readonly background: boolean;
   release(): void;
 }
 
@@ -38,11 +33,6 @@ export interface FairQueueSettings {
    * while it does and holds no worker, another team may not take the last free one.
    */
   reserveMs: number;
-  /**
-   * A conversion runs in the background (WorkerSlot.background) when its team's decayed worker
-   * time exceeds that of another team active within `reserveMs` by at least this much.
-   */
-  backgroundMarginMs: number;
   /** Milliseconds from some fixed origin; injected so tests and benches need no real clock. */
   now?: () => number;
   /** Runs `fn` after `ms`; injected with `now`. Returns a cancel function. */
@@ -64,16 +54,13 @@ export interface FairQueueSettings {
  *   most), so a team between two requests (a client's round trip) does not come back to every
  *   worker held for minutes by another team's slow files. Workers cannot be taken back from a
  *   conversion once it runs, so this is the only way to keep a team's latency while another
- *   floods the service; a lone team still uses every worker;
- * - the workers the reserve leaves share the CPU with the one a slow team holds, so a team far
- *   ahead in worker time runs its conversions in the background while another team is active:
- *   on two cores, the other team's small parses then keep nearly their unloaded latency.
+ *   floods the service; a lone team still uses every worker.
  * The cluster mode's queue (RedisJobQueue, ClusterFairness) keeps the second rule, least worker
  * time lately first, over usage kept in Redis, and makes a team's queued jobs count against its
  * next ones so that teams still alternate; a job's place is fixed when it is queued. It does
  * not keep the share of workers, the keys' turns or the reserve, which need the whole queue in
- * view at every dispatch (BullMQ workers each take the next job by priority alone); running a
- * team far ahead in the background holds within each worker process, by what its own pool saw.
+ * view at every dispatch (BullMQ workers each take the next job by priority alone). A conversion
+ * that runs long continues in the background there too: the worker's own pool does that.
  */
 export class FairQueue {
   private readonly settings: Required<FairQueueSettings>;
@@ -132,13 +119,11 @@ export class FairQueue {
   }
 
   private start(who: Requester): WorkerSlot {
-    const background = this.isAhead(who.team);
     this.busy++;
     this.running.set(who.team, (this.running.get(who.team) ?? 0) + 1);
     const startedAt = this.settings.now();
     let released = false;
     return {
-      background,
       release: () => {
         if (released) return;
         released = true;
@@ -266,18 +251,6 @@ export class FairQueue {
         soonest = Math.min(soonest, at + this.settings.reserveMs - now);
     if (Number.isFinite(soonest))
       this.cancelWakeUp = this.settings.later(() => this.dispatch(), Math.max(1, soonest));
-  }
-
-  /** Whether `team` used backgroundMarginMs more worker time lately than another active team. */
-  private isAhead(team: string): boolean {
-    const lead = this.usageOf(team) - this.settings.backgroundMarginMs;
-    if (lead < 0) return false;
-    const now = this.settings.now();
-    for (const [other, at] of this.lastSeen) {
-      const active = this.running.has(other) || this.waiting.has(other) || now - at < this.settings.reserveMs;
-      if (other !== team && active && this.usageOf(other) <= lead) return true;
-    }
-    return false;
   }
 
   private activeTeams(): number {

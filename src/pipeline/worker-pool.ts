@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Tinypool } from 'tinypool';
 import { limits } from '../limits.ts';
+import { mayRaisePriority, setTreeNice } from '../process-priority.ts';
 import { FairQueue, QueueFullError, type Requester, type WorkerSlot } from './fair-queue.ts';
 import { type ConversionRunner, PoolError, type RunnerStats } from './runner.ts';
 import type { WorkerJob, WorkerResult } from './worker.ts';
@@ -64,7 +65,6 @@ export class ConversionPool implements ConversionRunner {
       maxWaiting: settings.queueSize,
       usageHalfLifeMs: limits.fairUsageHalfLifeMs,
       reserveMs: settings.reserveMs,
-      backgroundMarginMs: limits.fairBackgroundMarginMs,
     });
   }
 
@@ -74,8 +74,7 @@ export class ConversionPool implements ConversionRunner {
     try {
       slot = await this.queue.acquire(who, signal);
       this.settings.observer?.queueWait((performance.now() - asked) / 1000);
-      const nice = slot.background ? limits.backgroundNice : 0;
-      return (await this.pool.run({ ...job, nice }, { signal })) as WorkerResult;
+      return await this.convert(job, signal);
     } catch (error) {
       const err = error as Error;
       if (err instanceof QueueFullError) throw new PoolError({ kind: 'queue-full' });
@@ -92,6 +91,29 @@ export class ConversionPool implements ConversionRunner {
       throw new PoolError({ kind: 'crashed', error: err });
     } finally {
       slot?.release();
+    }
+  }
+
+  /**
+   * Run `job` on a worker; past backgroundAfterMs it continues in the background. The worker says
+   * which process it is when it starts (through Tinypool's per-task channel, since Tinypool does
+   * not tell which worker took a task).
+   */
+  private async convert(job: WorkerJob, signal: AbortSignal): Promise<WorkerResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const channel = {
+      postMessage(message: unknown) {
+        const pid = (message as { converting?: unknown } | null)?.converting;
+        if (typeof pid !== 'number' || !mayRaisePriority || timer) return;
+        // Counted from the start in the worker: a task can wait for a worker that is starting.
+        timer = setTimeout(() => setTreeNice(pid, limits.backgroundNice), limits.backgroundAfterMs);
+        timer.unref();
+      },
+    };
+    try {
+      return (await this.pool.run(job, { signal, channel })) as WorkerResult;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -17,8 +17,6 @@ export interface EnvelopeMetadata {
 
 export interface WorkerJob extends ParseJob {
   envelope: EnvelopeMetadata;
-  /** CPU niceness to convert at (WorkerSlot.background); 0 when absent. */
-  nice?: number;
 }
 
 /**
@@ -97,9 +95,11 @@ export function joinAnswer(parts: AnswerParts, late: Enriched, warnings: string[
  * refusal is returned as a value; anything thrown is a bug and becomes a 500.
  */
 export default async function run(job: WorkerJob): Promise<WorkerResult> {
-  // Set for every job, since a worker's previous job may have run in the background; where the
-  // niceness could not be put back, it is never lowered.
-  if (mayRaisePriority) setThreadsNice(process.pid, job.nice ?? 0);
+  // The pool puts a long conversion in the background (running, a message tells it whose process
+  // this is); every job starts in the foreground again. Where niceness could not be put back,
+  // it is never lowered.
+  process.send?.({ converting: process.pid });
+  if (mayRaisePriority) setThreadsNice(process.pid, 0);
   try {
     if (job.piiModel?.stage === 'collect')
       return { ok: true, redact: await textToRedact(job, job.piiModel.maxChars) };
