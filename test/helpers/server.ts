@@ -160,7 +160,9 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
     output += d.toString();
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    // A bound for a loaded machine, not a speed claim: a start loads every module, and in cluster
+    // mode two processes start at once (load averages of 15 on 2 cores took a pair past 30 s).
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(output);
       if (m) {
