@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { limits } from '../limits.ts';
-import type { SlotLease, TeamConcurrency } from './team-concurrency.ts';
+import { type SlotLease, slotLease, type TeamConcurrency } from './team-concurrency.ts';
 
 /**
  * KEYS: the team's lease set. ARGV: lease id, the team's limit, lease lifetime. Leases past their
@@ -101,20 +101,13 @@ export class RedisTeamConcurrency implements TeamConcurrency {
       limited = true;
       await this.wait({ team, attempt, undo }, signal);
     }
-    let released = false;
-    return {
-      limited,
-      waitedMs: Math.round(performance.now() - started),
-      release: () => {
-        if (released) return;
-        released = true;
-        this.held.delete(id);
-        void this.redis
-          .zrem(this.key(team), id)
-          .then(() => this.redis.publish(this.channel(), team))
-          .catch(() => {});
-      },
-    };
+    return slotLease(limited, started, () => {
+      this.held.delete(id);
+      void this.redis
+        .zrem(this.key(team), id)
+        .then(() => this.redis.publish(this.channel(), team))
+        .catch(() => {});
+    });
   }
 
   private wait(waiter: Waiter, signal: AbortSignal): Promise<void> {

@@ -14,6 +14,20 @@ export interface TeamConcurrency {
   acquire(team: string, signal: AbortSignal): Promise<SlotLease>;
 }
 
+/** A lease asked for at `started` (performance.now()); its release runs `free` once, however often it is called. */
+export function slotLease(limited: boolean, started: number, free: () => void): SlotLease {
+  let released = false;
+  return {
+    limited,
+    waitedMs: Math.round(performance.now() - started),
+    release: () => {
+      if (released) return;
+      released = true;
+      free();
+    },
+  };
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
@@ -41,17 +55,10 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
       await this.wait(team, signal);
     }
     this.running.set(team, (this.running.get(team) ?? 0) + 1);
-    let released = false;
-    return {
-      limited,
-      waitedMs: Math.round(performance.now() - started),
-      release: () => {
-        if (released) return;
-        released = true;
-        this.running.set(team, (this.running.get(team) ?? 1) - 1);
-        this.wakeNext(team);
-      },
-    };
+    return slotLease(limited, started, () => {
+      this.running.set(team, (this.running.get(team) ?? 1) - 1);
+      this.wakeNext(team);
+    });
   }
 
   private wait(team: string, signal: AbortSignal): Promise<void> {
