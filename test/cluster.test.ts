@@ -142,6 +142,37 @@ describe('cluster mode: one api process, two worker processes', () => {
   });
 });
 
+describe('cluster mode: a job whose workers die twice', () => {
+  let cluster: RunningCluster;
+  before(async () => {
+    cluster = await startCluster(debug);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('answers a clear 500 rather than running it a third time, or hanging', async () => {
+    const answer = parse(cluster.api, {
+      file: corpusFile('pdf/scanned/scan-mid-receipt.pdf'),
+      options: { timeout: 120_000 },
+    });
+    const [, id] = await cluster.workers[0]!.waitForOutput(logged('conversion started'));
+    await cluster.workers[0]!.stop('SIGKILL');
+    // The second worker takes the job up once its first claim has lapsed, and dies with it too.
+    const second = await cluster.addWorker();
+    await second.waitForOutput(logged('conversion started', id));
+    await second.stop('SIGKILL');
+    // The third finds it stalled a second time, and BullMQ fails it.
+    const third = await cluster.addWorker();
+    const { status, body } = await answer;
+    assert.equal(status, 500);
+    assert.equal(body.code, 'UNKNOWN_ERROR');
+    assert.match(body.error, /The conversion was lost: the worker processes that took it stopped/);
+    assert.equal(logged('conversion started', id!).test(third.output()), false);
+    assert.deepEqual(await cluster.redisKeys('upload:*'), []);
+  });
+});
+
 describe('cluster mode: the shared queue', () => {
   let cluster: RunningCluster;
   // Started with no worker: conversions wait in Redis until the test starts one.
@@ -155,7 +186,21 @@ describe('cluster mode: the shared queue', () => {
     await cluster?.stop();
   });
 
+  it('takes a job out of the queue when its request times out before a worker took it', async () => {
+    const from = cluster.api.output().length;
+    const late = await parse(cluster.api, {
+      file: { bytes: '<p>Too late.</p>', filename: 'late.html' },
+      options: { timeout: 1000 },
+    });
+    assert.equal(late.status, 408);
+    const [, id] = await cluster.api.waitForOutput(logged('conversion queued'), from);
+    // Neither the job nor its upload is left for a worker to find.
+    assert.deepEqual(await cluster.redisKeys(`conversions:${id}`), []);
+    assert.deepEqual(await cluster.redisKeys(`upload:${id}`), []);
+  });
+
   it('is full at QUIRE_QUEUE_SIZE (429), and serves the team with the least queued work first', async () => {
+    const from = cluster.api.output().length;
     const { stdout } = await run(
       process.execPath,
       [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', 'newcomer'],
@@ -175,7 +220,7 @@ describe('cluster mode: the shared queue', () => {
       ['newcomer', newcomer],
     ] as const) {
       sent.push([text, parse(cluster.api, { file: html(text), key, options: { timeout: 120_000 } })]);
-      await cluster.api.waitForOutput(times('conversion queued', sent.length));
+      await cluster.api.waitForOutput(times('conversion queued', sent.length), from);
     }
     const full = await parse(cluster.api, { file: html('fifth') });
     assert.equal(full.status, 429);
