@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it, mock } from 'node:test';
 import { SlidingWindowRateLimiter } from '../src/quota/rate-limit.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
+import { filePartHead, filePartTail, rawParse } from './helpers/raw-upload.ts';
 import { corpusFile, parse, startServer } from './helpers/server.ts';
 import { childrenOf, isRunning, otherTeamKey, waitFor } from './helpers/sessions.ts';
 
@@ -13,42 +13,21 @@ describe('service lifecycle', () => {
   it('finishes a request in flight on SIGTERM, then exits 0', async () => {
     // Info level: Fastify logs each request as it arrives ("incoming request").
     const server = await startServer({ QUIRE_LOG_LEVEL: 'info' });
-    const boundary = 'quire-drain';
     const paragraphs = 2_000;
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="drain.html"\r\n\r\n<html><body>`;
+    const head = `${filePartHead('drain.html')}<html><body>`;
     const rest =
       Array.from({ length: paragraphs }, (_, i) => `<p>Paragraph ${i + 1} of the page.</p>`).join('') +
-      `</body></html>\r\n--${boundary}--\r\n`;
-    const url = new URL(`${server.url}/v2/parse`);
-    const req = http.request({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${server.key}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'content-length': Buffer.byteLength(head + rest),
-      },
-    });
-    const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
-      req.on('response', (res) => {
-        let text = '';
-        res.on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      });
-      req.on('error', reject);
-    });
+      `</body></html>${filePartTail}`;
+    const { request, answer } = rawParse(server.url, server.key, Buffer.byteLength(head + rest));
     // Only the head of the body goes first: once the server has logged the request, it is in
     // flight and cannot have been answered, since the rest of its file is still to come.
-    req.write(head);
+    request.write(head);
     await server.waitForOutput(/"url":"\/v2\/parse".*"msg":"incoming request"/);
     const exited = server.stop('SIGTERM');
     await server.waitForOutput(/shutting down; finishing in-flight requests/);
-    req.end(rest);
-    const { status, body } = await answer;
+    request.end(rest);
+    const { status, text } = await answer;
+    const body = JSON.parse(text);
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     // The whole page, up to its last paragraph, was converted after the signal.
     const md: string = body.data.markdown;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { createDatabase } from './helpers/postgres.ts';
+import { filePartHead, rawParse } from './helpers/raw-upload.ts';
 import { corpusFile, parse, type RunningServer, repoRoot, startServer, useServer } from './helpers/server.ts';
 
 /**
@@ -203,34 +203,12 @@ describe('teams: settings, credits and audit export (embedded store)', () => {
     const cli = cliFor(s);
     const key = (await cli('keys', 'create', '--team', 'broke')).trim();
     await cli('teams', 'credit', 'broke', '--set', '0');
-    const boundary = 'quire-broke';
-    const url = new URL(`${s.url}/v2/parse`);
-    const req = http.request({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'content-length': 10_000_000,
-      },
-    });
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      req.on('response', (res) => {
-        let text = '';
-        res.on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
-      req.on('error', reject);
-    });
+    const { request, answer } = rawParse(s.url, key, 10_000_000);
     // Only the head of a 10 MB body is ever sent: an answer can only come from a server that
     // did not wait for the rest.
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.html"\r\n\r\n<p>`);
-    const { status, body } = await answer;
-    req.destroy();
+    request.write(`${filePartHead('a.html')}<p>`);
+    const { status, text: body } = await answer;
+    request.destroy();
     assert.equal(status, 402);
     const parsed = JSON.parse(body) as Record<string, unknown>;
     assert.deepEqual(Object.keys(parsed), ['error']);
