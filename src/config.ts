@@ -132,6 +132,12 @@ export const configSchema = z.object({
     'Comma-separated host names or IPs that scrape may fetch although they are private or loopback (matched by name as written in the URL, redirects included; every port).',
     true,
   ),
+  QUIRE_SCRAPE_CAPTURES: z
+    .enum(['url', 'data'])
+    .default('url')
+    .describe(
+      "How a scrape's screenshots and PDFs are returned: url serves them from Quire for 24 hours (stored under QUIRE_DATA_DIR); data puts them in the answer as data URLs (always so under zero data retention).",
+    ),
   QUIRE_PDF_ONE_THREAD: z
     .stringbool()
     .default(false)

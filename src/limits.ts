@@ -560,4 +560,33 @@ export const limits = {
   previewTimeoutMs: 60_000,
   /** Characters of a crawl preview's prompt (upstream's bound). */
   previewPromptChars: 10_000,
+  /**
+   * Pages the scrape renderer holds open at once on a node; more wait their turn within their
+   * timeout. A heavy page takes 100-400 MB and most of a core while it loads; four keep the pool
+   * near 1-2 GB and, at sessionNice, leave conversions the CPU they need.
+   */
+  renderPages: 4,
+  /**
+   * Pages one render browser serves before it is replaced (once idle): Chromium's memory creeps up
+   * with what it has loaded (caches, fonts, leaked renderers), and a fresh start costs 0.3-1 s,
+   * under 1% of a hundred renders.
+   */
+  renderPagesPerBrowser: 100,
+  /** How long the render browser stays up without a page to render: its ~150 MB back, for a 0.3-1 s start later. */
+  renderIdleMs: 60_000,
+  /**
+   * After load, the network must be quiet this long (no request in flight) for the page to count
+   * as rendered: apps fetch their content after load, and most have it within a few hundred ms.
+   */
+  renderNetworkIdleMs: 300,
+  /** The most a render waits for that quiet after load: a page that polls is never quiet. */
+  renderNetworkIdleCapMs: 5_000,
+  /** Actions in one scrape: upstream's recipes use a handful; more is a script, for interact sessions. */
+  renderActions: 50,
+  /** A full-page screenshot's height: past ~16k px Chromium tiles the capture and PNGs reach tens of MB. */
+  renderFullPageHeightPx: 16_384,
+  /** How long a screenshot served by Quire stays reachable (the contract's 24 hours). */
+  screenshotTtlMs: 24 * 60 * 60 * 1000,
+  /** How often expired screenshots are deleted from the data folder. */
+  screenshotSweepMs: 10 * 60 * 1000,
 } as const;

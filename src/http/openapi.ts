@@ -379,7 +379,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             },
             '400': {
               description:
-                'Invalid request, a refused document, or what needs a browser or a cache (SCRAPE_UNSUPPORTED_OPTIONS, SCRAPE_ACTIONS_NOT_SUPPORTED)',
+                'Invalid request, a refused document, an option this build lacks (SCRAPE_UNSUPPORTED_OPTIONS), or an action that failed (SCRAPE_ACTION_ERROR)',
               content: json(errorBody('BAD_REQUEST')),
             },
             '403': {

@@ -18,6 +18,7 @@ import type { Authenticator } from './auth.ts';
 import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
+import { ScrapeRenderer } from '../scrape/render/renderer.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
@@ -142,7 +143,19 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   deps.sessions.useLogger(app.log);
   app.server.on('upgrade', (req, socket, head) => deps.sessions.handleUpgrade(req, socket, head));
 
+  const scrapePolicy = new NetPolicy(
+    deps.config.QUIRE_SCRAPE_ALLOWED_HOSTS.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+    'a scrape',
+  );
+  // Started on a scrape's first need of a browser; closed with the server.
+  const renderer = new ScrapeRenderer(deps.config, scrapePolicy);
+  app.addHook('onClose', () => renderer.close());
+
   app.register(healthRoutes);
+  // Screenshots and PDFs of scrapes, at unguessable URLs that expire: no key, as upstream's storage.
+  app.register(renderer.captures.routes);
   // Pages outside /v2, so they need no key: their calls to the API carry the one the user pastes.
   if (deps.config.QUIRE_PLAYGROUND) app.register(playgroundRoutes, { config: deps.config });
   app.register(docsRoutes);
@@ -207,12 +220,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       credits: deps.credits,
       model,
     });
-    const scrapePolicy = new NetPolicy(
-      deps.config.QUIRE_SCRAPE_ALLOWED_HOSTS.split(',')
-        .map((h) => h.trim())
-        .filter(Boolean),
-      'a scrape',
-    );
     v2.register(scrapeRoutes, {
       metrics: deps.metrics,
       pool: deps.pool,
@@ -222,6 +229,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       credits: deps.credits,
       model,
       policy: scrapePolicy,
+      renderer,
+      config: deps.config,
     });
     v2.register(crawlPreviewRoutes, { model, uploads: deps.uploads, policy: scrapePolicy });
     // Upstream serves every session route under both names (behaviour doc §7).

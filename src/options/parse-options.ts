@@ -35,7 +35,7 @@ export const scrapeOnlyFormats = [
   'rawBase64',
 ] as const;
 
-const formatObject = z.discriminatedUnion(
+export const formatObject = z.discriminatedUnion(
   'type',
   [
     simpleFormat('markdown'),

@@ -3,7 +3,7 @@ import { countries } from 'countries-list';
 import { z } from 'zod';
 import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
-import { type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
+import { formatObject, type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
 import { checkParsedOptions, validationError } from './validate.ts';
 
 /** `example.com/a` means `http://example.com/a`, as upstream reads a URL without a scheme. */
@@ -103,6 +103,85 @@ const milliseconds = z
   .int({ error: 'must be a non-negative integer (milliseconds)' })
   .min(0, { error: 'must be a non-negative integer (milliseconds)' });
 
+const dimension = (max: number) =>
+  z
+    .number({ error: `must be an integer from 1 to ${max}` })
+    .int({ error: `must be an integer from 1 to ${max}` })
+    .min(1, { error: `must be an integer from 1 to ${max}` })
+    .max(max, { error: `must be an integer from 1 to ${max}` });
+
+/** A picture of the page: PNG, or JPEG when a quality is given. */
+const screenshotFields = {
+  fullPage: z.boolean({ error: 'must be true or false' }).default(false),
+  quality: z
+    .number({ error: 'must be an integer from 0 to 100' })
+    .int({ error: 'must be an integer from 0 to 100' })
+    .min(0, { error: 'must be an integer from 0 to 100' })
+    .max(100, { error: 'must be an integer from 0 to 100' })
+    .optional(),
+  viewport: z.strictObject({ width: dimension(7680), height: dimension(4320) }).optional(),
+};
+
+const screenshotFormat = z.strictObject({ type: z.literal('screenshot'), ...screenshotFields });
+export type ScreenshotSpec = Omit<z.output<typeof screenshotFormat>, 'type'>;
+
+/** Parse's formats and the screenshot; `"screenshot"` is shorthand for `{type:"screenshot"}`. */
+const scrapeFormat = z.preprocess(
+  (v) => (typeof v === 'string' ? { type: v } : v),
+  z.discriminatedUnion('type', [screenshotFormat, formatObject], {
+    error: 'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot',
+  }),
+);
+
+const nonEmpty = z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' });
+
+/** Upstream's actions, each as strict as an option. */
+const action = z.discriminatedUnion(
+  'type',
+  [
+    z
+      .strictObject({
+        type: z.literal('wait'),
+        milliseconds: z
+          .number({ error: 'must be a positive integer' })
+          .int({ error: 'must be a positive integer' })
+          .min(1, { error: 'must be a positive integer' })
+          .optional(),
+        selector: nonEmpty.optional(),
+      })
+      .refine((a) => (a.milliseconds === undefined) !== (a.selector === undefined), {
+        error: 'needs either milliseconds or selector, not both',
+      }),
+    z.strictObject({ type: z.literal('click'), selector: nonEmpty, all: z.boolean().default(false) }),
+    z.strictObject({ type: z.literal('write'), text: z.string({ error: 'must be a string' }) }),
+    z.strictObject({ type: z.literal('press'), key: nonEmpty }),
+    z.strictObject({
+      type: z.literal('scroll'),
+      direction: z.enum(['up', 'down'], { error: 'must be "up" or "down"' }).default('down'),
+      selector: nonEmpty.optional(),
+    }),
+    z.strictObject({ type: z.literal('screenshot'), ...screenshotFields }),
+    z.strictObject({ type: z.literal('scrape') }),
+    z.strictObject({ type: z.literal('executeJavascript'), script: nonEmpty }),
+    z.strictObject({
+      type: z.literal('pdf'),
+      format: z
+        .enum(['A0', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid', 'Ledger'], {
+          error: 'must be one of A0-A6, Letter, Legal, Tabloid, Ledger',
+        })
+        .default('Letter'),
+      landscape: z.boolean({ error: 'must be true or false' }).default(false),
+      scale: z
+        .number({ error: 'must be a number from 0.1 to 2' })
+        .min(0.1, { error: 'must be a number from 0.1 to 2' })
+        .max(2, { error: 'must be a number from 0.1 to 2' })
+        .default(1),
+    }),
+  ],
+  { error: 'must be one of wait, click, write, press, scroll, screenshot, scrape, executeJavascript, pdf' },
+);
+export type Action = z.output<typeof action>;
+
 /** A URL to fetch: http or https, one without a scheme taken as http. */
 export const httpUrl = z.preprocess(
   withScheme,
@@ -117,15 +196,26 @@ export const scrapeBodySchema = parseOptionsSchema
     url: httpUrl.describe('The page or document to fetch; a URL without a scheme is taken as http.'),
     headers,
     location,
+    formats: z
+      .array(scrapeFormat, { error: 'must be an array of format names or objects' })
+      .default([{ type: 'markdown' }])
+      .describe('Outputs to produce; screenshot renders the page.'),
     proxy: z
       .enum(['basic', 'auto'], { error: 'must be "basic" or "auto"' })
       .optional()
       .describe('Both fetch directly from this host.'),
-    // Refused before the schema when they would need a browser or a cache; typed here so that a
-    // harmless value (waitFor 0, mobile false, actions []) passes.
-    waitFor: milliseconds.optional(),
-    mobile: z.boolean({ error: 'must be true or false' }).optional(),
-    actions: z.array(z.unknown(), { error: 'must be an array' }).optional(),
+    waitFor: milliseconds
+      .optional()
+      .describe('Milliseconds to wait after the page loaded; renders the page.'),
+    mobile: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe("A phone's viewport and User-Agent; renders the page."),
+    actions: z
+      .array(action, { error: 'must be an array of actions' })
+      .max(limits.renderActions, { error: `may hold at most ${limits.renderActions} actions` })
+      .optional()
+      .describe('Steps run on the rendered page before it is read.'),
     lockdown: z.boolean({ error: 'must be true or false' }).optional(),
     fastMode: z.boolean({ error: 'must be true or false' }).optional(),
     // No cache in this build: every scrape fetches, and nothing is stored (parse's rules, in scrape's words).
@@ -145,44 +235,51 @@ export interface FetchSettings {
   skipTlsVerification: boolean;
 }
 
+/** What rendering the page in a browser needs beyond the fetch's settings. */
+export interface RenderSettings {
+  /** Options that only a browser can honour, so the page renders whatever the fetch shows. */
+  required: boolean;
+  waitFor: number;
+  mobile: boolean;
+  /** The browser's locale from `location`, when it gave one. */
+  locale: string | undefined;
+  screenshot: ScreenshotSpec | undefined;
+  actions: Action[];
+}
+
 export interface ScrapeRequest {
   /** The URL to fetch, with a scheme. */
   url: string;
   /** The URL as the caller wrote it, for `metadata.sourceURL` (upstream's unnormalised one). */
   sourceURL: string;
   fetch: FetchSettings;
+  render: RenderSettings;
+  /** The conversion's options: the screenshot, which the browser makes, taken out of `formats`. */
   options: ParseOptions;
 }
 
-const renders =
-  'needs a rendered page, and this Quire build renders no pages yet (it fetches over plain HTTP)';
 const notBuilt = 'is not available in this Quire build yet';
 
-/** Formats a browser makes (a picture of the page, its computed styles). */
-const browserFormats = new Set(['screenshot', 'branding']);
-
 /**
- * What this build cannot do, each named with why: a browser's work (screenshot, actions, waitFor,
- * mobile, a profile), a cache's (minAge, lockdown), a proxy pool's, and the formats not built.
+ * What this build cannot do, each named with why: a browser profile (scrapes render in a fresh
+ * context), a cache's work (minAge, lockdown), a proxy pool's, and the formats not built.
  * Refused rather than ignored, so that nobody takes a plain fetch for what they asked.
  */
-function refusals(
-  raw: Record<string, unknown>,
-): { code: 'SCRAPE_ACTIONS_NOT_SUPPORTED' | 'SCRAPE_UNSUPPORTED_OPTIONS'; message: string }[] {
+function refusals(raw: Record<string, unknown>): { code: 'SCRAPE_UNSUPPORTED_OPTIONS'; message: string }[] {
   const out: ReturnType<typeof refusals> = [];
   const refuse = (message: string) => out.push({ code: 'SCRAPE_UNSUPPORTED_OPTIONS', message });
   if (Array.isArray(raw.formats)) {
     raw.formats.forEach((f, i) => {
       const type = typeof f === 'string' ? f : (f as { type?: unknown } | null)?.type;
-      if (typeof type !== 'string' || !(scrapeOnlyFormats as readonly string[]).includes(type)) return;
-      refuse(`body.formats[${i}] ${type} ${browserFormats.has(type) ? renders : notBuilt}`);
+      if (typeof type !== 'string' || type === 'screenshot') return;
+      if ((scrapeOnlyFormats as readonly string[]).includes(type))
+        refuse(`body.formats[${i}] ${type} ${notBuilt}`);
     });
   }
-  if (Array.isArray(raw.actions) && raw.actions.length > 0)
-    out.push({ code: 'SCRAPE_ACTIONS_NOT_SUPPORTED', message: `body.actions ${renders}` });
-  if (typeof raw.waitFor === 'number' && raw.waitFor > 0) refuse(`body.waitFor ${renders}`);
-  if (raw.mobile === true) refuse(`body.mobile ${renders}`);
-  if (raw.profile !== undefined) refuse(`body.profile (a browser profile) ${renders}`);
+  if (raw.profile !== undefined)
+    refuse(
+      'body.profile (a saved browser profile) is not available for scrape: each scrape renders in a fresh browser context; use an interact session for a profile',
+    );
   if (raw.minAge !== undefined)
     refuse('body.minAge asks for cached data only, and this Quire build keeps no cache');
   if (raw.lockdown === true)
@@ -223,16 +320,38 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
   }
   const parsed = scrapeBodySchema.safeParse(raw);
   if (!parsed.success) throw validationError('body', parsed.error, raw);
-  const { url, location: where, lockdown: _lockdown, ...options } = parsed.data;
+  const { url, location: where, lockdown: _lockdown, formats, ...rest } = parsed.data;
+  const shots = formats.filter((f): f is z.output<typeof screenshotFormat> => f.type === 'screenshot');
+  if (shots.length > 1) throw badRequest('body.formats may name screenshot once');
+  const options: ParseOptions = {
+    ...rest,
+    formats: formats.filter(
+      (f): f is ParseOptions['formats'][number] => !screenshotFormat.safeParse(f).success,
+    ),
+  };
   checkParsedOptions(options, 'body');
   const given = (raw as { url: string }).url.trim();
+  const language = acceptLanguage(where);
+  const shot = shots[0];
+  const screenshot = shot && { fullPage: shot.fullPage, quality: shot.quality, viewport: shot.viewport };
+  const actions = rest.actions ?? [];
+  const waitFor = rest.waitFor ?? 0;
+  const mobile = rest.mobile ?? false;
   return {
     url,
     sourceURL: given,
     fetch: {
       headers: options.headers ?? {},
-      acceptLanguage: acceptLanguage(where),
+      acceptLanguage: language,
       skipTlsVerification: options.skipTlsVerification,
+    },
+    render: {
+      required: waitFor > 0 || mobile || screenshot !== undefined || actions.length > 0,
+      waitFor,
+      mobile,
+      locale: language?.split(',')[0]?.trim(),
+      screenshot,
+      actions,
     },
     options,
   };

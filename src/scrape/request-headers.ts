@@ -8,10 +8,10 @@ const userAgent = 'Mozilla/5.0 (compatible; Quire/0.1)';
 const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /** Upstream's default location is the US. */
-const defaultLanguage = 'en-US,en;q=0.9';
+export const defaultLanguage = 'en-US,en;q=0.9';
 
 /** The caller's credentials, not passed on when a redirect leaves the first URL's origin (as fetch drops Authorization). */
-const credentials = new Set(['authorization', 'cookie']);
+export const credentials = new Set(['authorization', 'cookie']);
 
 /**
  * The headers of one request of a scrape: Quire's defaults, the caller's headers over them

@@ -19,7 +19,7 @@ function parse<T extends z.ZodType>(schema: T, root: string, input: unknown): z.
 }
 
 /** Where the caller reached us: the configured public URL, else the request's own host. */
-function publicBase(config: Config, request: FastifyRequest): PublicBase {
+export function publicBase(config: Config, request: FastifyRequest): PublicBase {
   const http = config.QUIRE_PUBLIC_URL
     ? config.QUIRE_PUBLIC_URL.replace(/\/+$/, '')
     : `${request.protocol}://${request.host}`;
