@@ -118,26 +118,43 @@ export function layOutContent(content: PageContent): LaidPage {
   };
 }
 
-/** Slots of the counter shared with the helper thread (an Int32Array over shared memory). */
-export const NEXT_PAGE = 0;
-export const HELPER = 1;
+/**
+ * What the two threads share (a SharedArrayBuffer of SHARED_BYTES): the pages not yet taken,
+ * [front, back), packed in one 64-bit word so that either end moves atomically, and at Int32
+ * slot HELPER the helper's state.
+ */
+export const SHARED_BYTES = 16;
+export const HELPER = 2;
 /** HELPER values: not yet reading, reading pages, shut out (the main thread read them all). */
 export const IDLE = 0;
 export const READING = 1;
 export const CLOSED = 2;
-/** Pages claimed at a time from the shared counter: few enough that the threads end together. */
-const CHUNK = 4;
 
-/** Hands out pages in chunks from the counter shared between the threads, up to `count`. */
-export function sharedPages(shared: Int32Array, count: number): () => number | undefined {
-  let next = 0;
-  let end = 0;
+/** Shared state with the pages [from, to) left to take and the helper idle. */
+export function sharePages(from: number, to: number): SharedArrayBuffer {
+  const shared = new SharedArrayBuffer(SHARED_BYTES);
+  new BigInt64Array(shared, 0, 1)[0] = (BigInt(from) << 32n) | BigInt(to);
+  return shared;
+}
+
+/**
+ * Hands out the pages left, one at a time, from the front (the main thread) or the back (the
+ * helper) until the two meet. Reading from opposite ends, each thread meets most parts of a
+ * document alone: in a file made of unrelated documents, each part's fonts are parsed by one
+ * thread, not by both as when the threads took turns along the pages.
+ */
+export function takePages(shared: SharedArrayBuffer, end: 'front' | 'back'): () => number | undefined {
+  const left = new BigInt64Array(shared, 0, 1);
   return () => {
-    if (next >= end) {
-      next = Atomics.add(shared, NEXT_PAGE, CHUNK);
-      end = Math.min(next + CHUNK, count);
+    for (;;) {
+      const seen = Atomics.load(left, 0);
+      const front = Number(seen >> 32n);
+      const back = Number(seen & 0xffffffffn);
+      if (front >= back) return undefined;
+      const [page, next] = end === 'front' ? [front, [front + 1, back]] : [back - 1, [front, back - 1]];
+      if (Atomics.compareExchange(left, 0, seen, (BigInt(next[0]!) << 32n) | BigInt(next[1]!)) === seen)
+        return page;
     }
-    return next < end ? next++ : undefined;
   };
 }
 

@@ -7,16 +7,15 @@ import {
   processPages,
   type RangeResult,
   READING,
-  sharedPages,
   startState,
+  takePages,
 } from './page-pipeline.ts';
 
-/** A long document to help with: its bytes, and the page counter shared with the main thread. */
+/** A long document to help with: its bytes, and the pages left, shared with the main thread (sharePages). */
 export interface HelpJob {
   kind: 'job';
   id: number;
   bytes: Uint8Array;
-  count: number;
   mode: Mode;
   shared: SharedArrayBuffer;
 }
@@ -49,19 +48,18 @@ function startOf(id: number): Promise<boolean> {
 
 async function help(job: HelpJob): Promise<HelpReply> {
   const start = startOf(job.id);
-  const shared = new Int32Array(job.shared);
   const { task, doc } = await openPdf(pdfjs, job.bytes, job.mode);
   try {
     const state = { ...startState(job.mode), anchorLinks: await start };
     // The main thread may have read every page already and shut this thread out.
-    if (Atomics.compareExchange(shared, HELPER, IDLE, READING) !== IDLE)
+    if (Atomics.compareExchange(new Int32Array(job.shared), HELPER, IDLE, READING) !== IDLE)
       return {
         id: job.id,
         result: { pages: [], failed: [], ocrPages: 0, ocrFailed: 0, oversizedStreams: 0 },
       };
     return {
       id: job.id,
-      result: await processPages(pdfjs, doc, sharedPages(shared, job.count), state, job.mode),
+      result: await processPages(pdfjs, doc, takePages(job.shared, 'back'), state, job.mode),
     };
   } finally {
     await task.destroy().catch(() => {});

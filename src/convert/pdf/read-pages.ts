@@ -7,12 +7,12 @@ import {
   HELPER,
   IDLE,
   type Mode,
-  NEXT_PAGE,
   pageRange,
   processPages,
   type RangeResult,
-  sharedPages,
+  sharePages,
   startState,
+  takePages,
 } from './page-pipeline.ts';
 import type { HelpJob, HelpReply, HelpStart } from './page-worker.ts';
 import { FIRST_PAGES } from './read-page.ts';
@@ -26,9 +26,10 @@ const oneThread = /^(1|true|yes|on)$/i.test(process.env.QUIRE_PDF_ONE_THREAD ?? 
 /**
  * The pages to lay out. A long document is shared with a helper thread: pdf.js is
  * single-threaded and CPU-bound, so a second instance on a free core halves the wall time.
- * This thread reads the first pages (they settle whether later pages' links are read), and
- * both threads take pages from a shared counter, a few at a time, until none are left: when the helper
- * starts late or its core is busy, this thread simply reads more. A page comes out the same
+ * This thread reads the first pages (they settle whether later pages' links are read), then
+ * takes pages onward from the front while the helper takes them from the back, until the two
+ * meet (see takePages): when the helper starts late or its core is busy, this thread simply
+ * reads more. A page comes out the same
  * whichever thread reads it. The helper thread is started once and kept (unreferenced, so it
  * never holds the process open); pages it took but could not deliver are read here.
  */
@@ -42,9 +43,8 @@ export async function readPages(
   const state = startState(mode);
   if (oneThread || count < limits.pdfParallelPages || mode === 'ocr')
     return processPages(pdfjs, doc, pageRange(0, count), state, mode);
-  const shared = new Int32Array(new SharedArrayBuffer(8));
-  shared[NEXT_PAGE] = FIRST_PAGES;
-  const job = inHelper({ kind: 'job', bytes: new Uint8Array(bytes), count, mode, shared: shared.buffer });
+  const shared = sharePages(FIRST_PAGES, count);
+  const job = inHelper({ kind: 'job', bytes: new Uint8Array(bytes), mode, shared });
   const results: RangeResult[] = [];
   // Only links depend on the first pages; without them the helper need not wait for those.
   if (!state.wantLinks) job.start(false);
@@ -53,9 +53,9 @@ export async function readPages(
   } finally {
     if (state.wantLinks) job.start(state.anchorLinks);
   }
-  results.push(await processPages(pdfjs, doc, sharedPages(shared, count), state, mode));
+  results.push(await processPages(pdfjs, doc, takePages(shared, 'front'), state, mode));
   // A helper that has not begun is shut out; one that has is waited for.
-  if (Atomics.compareExchange(shared, HELPER, IDLE, CLOSED) !== IDLE) {
+  if (Atomics.compareExchange(new Int32Array(shared), HELPER, IDLE, CLOSED) !== IDLE) {
     const theirs = await job.result;
     if (theirs) results.push(theirs);
   }
