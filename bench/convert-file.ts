@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { FormatId } from '../src/detect/formats.ts';
-import { readStatusKb } from './proc.ts';
+import { readStatusKb, reapedChildrenCpuMs } from './proc.ts';
 
 /**
  * Conversions in a fresh process, so that its peak RSS, start-up and CPU time are its own:
@@ -8,8 +8,10 @@ import { readStatusKb } from './proc.ts';
  * {ms, cpuMs, markdownChars, peakRssMb} for the first conversion and, with runs > 1, `laterMs`
  * and `laterCpuMs`: the later conversions of the same file in the same process (what a worker
  * that has converted before spends). CPU is user + system of the whole process, every thread
- * included. Quire runs its pipeline as a conversion worker does (same heap limit, set by the
- * caller), with the request options given (defaults otherwise).
+ * included, and of the child processes it ran meanwhile (Tesseract, for Quire's OCR); Quire
+ * also reports the pages it OCR'd (`ocrPages`, of the first conversion). Quire runs its
+ * pipeline as a conversion worker does (same heap limit, set by the caller), with the request
+ * options given (defaults otherwise).
  *
  * Each tool's modules are imported only when it is the one run, so that a process timed from
  * spawn to exit loads what that tool needs and nothing else.
@@ -22,6 +24,8 @@ const [tool, file, format, options = '{}', runs = '1'] = process.argv.slice(2) a
   string?,
 ];
 const bytes = new Uint8Array(fs.readFileSync(file));
+
+let ocrPages: number | undefined;
 
 async function converter(): Promise<() => Promise<string>> {
   if (tool === 'quire') {
@@ -38,6 +42,7 @@ async function converter(): Promise<() => Promise<string>> {
         options: parseOptionsSchema.parse(JSON.parse(options)),
         warnings: [],
       });
+      ocrPages ??= data.usage.ocrPages;
       return data.markdown ?? '';
     };
   }
@@ -62,10 +67,11 @@ let peakRssMb = 0;
 for (let i = 0; i < Math.max(1, Number(runs)); i++) {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  const children0 = reapedChildrenCpuMs() ?? 0;
   markdown = await convert();
   const cpu = process.cpuUsage(cpu0);
   times.push(performance.now() - t0);
-  cpuTimes.push((cpu.user + cpu.system) / 1000);
+  cpuTimes.push((cpu.user + cpu.system) / 1000 + (reapedChildrenCpuMs() ?? 0) - children0);
   // The peak of the first conversion alone: later ones in the same process add garbage. VmHWM,
   // not resourceUsage().maxRSS: Linux carries ru_maxrss across exec, so a child of the bench
   // would report the bench's own RSS at the fork whenever that is the larger.
@@ -74,5 +80,5 @@ for (let i = 0; i < Math.max(1, Number(runs)); i++) {
 const [ms, ...laterMs] = times;
 const [cpuMs, ...laterCpuMs] = cpuTimes;
 process.stdout.write(
-  `${JSON.stringify({ ms, cpuMs, laterMs, laterCpuMs, markdownChars: markdown.length, peakRssMb })}\n`,
+  `${JSON.stringify({ ms, cpuMs, laterMs, laterCpuMs, markdownChars: markdown.length, peakRssMb, ocrPages })}\n`,
 );

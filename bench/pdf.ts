@@ -228,12 +228,13 @@ export interface Throughput {
 }
 
 /** What convert-file.ts prints. */
-interface ChildReport {
+export interface ChildReport {
   ms: number;
   cpuMs: number;
   laterMs: number[];
   laterCpuMs: number[];
   peakRssMb: number;
+  ocrPages?: number;
 }
 
 /** Rounds of the throughput measurement: each tool runs once per round, the tools taking turns. */
@@ -279,7 +280,7 @@ function throughputTools(file: string): ThroughputTool[] {
 }
 
 /** One process, timed from spawn to exit, with its whole CPU time and what it reports of itself. */
-async function timedProcess(spec: ReturnType<ThroughputTool['command']>) {
+export async function timedProcess(spec: ReturnType<ThroughputTool['command']>) {
   const cpu0 = reapedChildrenCpuMs();
   const t0 = nowMs();
   const { stdout } = await execFileAsync(spec.command, spec.args, {
@@ -304,8 +305,13 @@ async function timedProcess(spec: ReturnType<ThroughputTool['command']>) {
  * per round, the tools taking turns; the medians count, since one run on a shared machine says
  * little. Nothing else runs as the bench's child meanwhile, which the CPU figure relies on.
  */
-export async function measureThroughput(file: string, pages: number): Promise<Throughput[]> {
-  const tools = throughputTools(file);
+export async function measureThroughput(
+  file: string,
+  pages: number,
+  only?: readonly string[],
+  rounds = THROUGHPUT_ROUNDS,
+): Promise<Throughput[]> {
+  const tools = throughputTools(file).filter((t) => !only || only.includes(t.id));
   const samples = new Map(
     tools.map((t) => [
       t.id,
@@ -320,7 +326,7 @@ export async function measureThroughput(file: string, pages: number): Promise<Th
       },
     ]),
   );
-  for (let round = 0; round < THROUGHPUT_ROUNDS; round++)
+  for (let round = 0; round < rounds; round++)
     for (const tool of tools) {
       const s = samples.get(tool.id)!;
       try {

@@ -11,6 +11,7 @@ import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } f
 import { machineLine } from './machine.ts';
 import { type MainContentResult, mainContentSection, runMainContent } from './maincontent.ts';
 import { measureThroughput, pdfSection, runPdfBench } from './pdf.ts';
+import { pdfMixSection, runPdfMix } from './pdf-mix.ts';
 import { pandocReader, pandocStartupCommand, pandocStartupMs, pandocVersion } from './peers/pandoc.ts';
 import { type PdfTool, pdfPeers } from './peers/pdf.ts';
 import {
@@ -37,7 +38,8 @@ import { runSessionsBench, sessionsSection } from './sessions.ts';
 import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, main-content extraction
-// against Readability, defuddle and pandoc, PDF against pdftotext, pdf.js, anydoc and Tesseract,
+// against Readability, defuddle and pandoc, PDF against pdftotext, pdf.js, anydoc and Tesseract
+// (and the corpus's PDFs as one file against pdftotext, by CPU),
 // big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server, a
 // second team's small parses while one team sends hostile files (against the same parses unloaded),
 // and interact sessions against a bare Chromium, all measured in this one run; writes bench/RESULTS.md.
@@ -58,6 +60,7 @@ const sections = [
   'corpus',
   'maincontent',
   'pdf',
+  'pdfmix',
   'big',
   'load',
   'hostile',
@@ -404,6 +407,11 @@ async function main(): Promise<void> {
       ? await measureThroughput(bigPdf.file, bigPdf.vectors.maxPages?.pages ?? 0)
       : [];
     pdfLines = pdfSection(pdfResult, throughput);
+  }
+  // The corpus's PDFs as one file: speed on many unrelated documents, by CPU.
+  if (runs('pdfmix')) {
+    log('pdf mix: the corpus PDFs concatenated');
+    pdfLines.push(...pdfMixSection(await runPdfMix(corpus, path.join(outRoot, 'pdf-mix'), log)));
   }
 
   let bigLines: string[] = [];
