@@ -102,11 +102,10 @@ export function detectUpload(
   return { format: detection.format, warnings };
 }
 
-/** A conversion's result, with what its credits are reckoned by and its answer is found by. */
+/** A conversion's result, with what its credits are reckoned by. */
 interface Converted {
   result: Extract<WorkerResult, { ok: true }>;
   format: FormatId;
-  scrapeId: string;
 }
 
 async function convert(
@@ -153,7 +152,7 @@ async function convert(
         ),
       );
       if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
-      return { result, format, scrapeId: envelope.scrapeId };
+      return { result, format };
     } finally {
       lease.release();
     }
@@ -251,9 +250,8 @@ export async function reserveCredits(credits: Credits, request: FastifyRequest):
 
 /**
  * Convert and answer, within `clock`, and charge `credit` what the document cost. The body is
- * serialised by the worker and passed on as it is (or joined with the model's fields), never
- * parsed or re-encoded here: `creditsUsed` is spliced into its metadata by the request's own
- * scrapeId, a random id that nothing else in the body can hold.
+ * serialised by the worker, `creditsUsed` included, and passed on as it is (or joined with the
+ * model's fields), never parsed, edited or copied here.
  */
 export async function convertToAnswer(
   deps: ConvertDeps,
@@ -265,16 +263,11 @@ export async function convertToAnswer(
 ): Promise<Buffer> {
   const enrich = planEnrichment(options, deps.model?.settings);
   const piiModel = await findPiiForAccurate(deps, request, input, options, clock);
-  const { result, format, scrapeId } = await convert(deps, request, input, options, enrich, clock, piiModel);
+  const { result, format } = await convert(deps, request, input, options, enrich, clock, piiModel);
   if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
   const body = await answer(deps.model, result, enrich, clock);
-  const cost = creditCost(format, result.usage);
-  await credit.settle(cost);
-  const field = `"scrapeId":${JSON.stringify(scrapeId)}`;
-  const at = body.lastIndexOf(field);
-  if (at < 0) throw new Error('the answer has no scrapeId to put creditsUsed beside');
-  const end = at + field.length;
-  return Buffer.concat([body.subarray(0, end), Buffer.from(`,"creditsUsed":${cost}`), body.subarray(end)]);
+  await credit.settle(creditCost(format, result.usage));
+  return body;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ConversionError } from '../convert/converter.ts';
 import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
 import { mayRaisePriority, setThreadsNice } from '../process-priority.ts';
+import { creditCost } from '../quota/credits.ts';
 import { type ParseData, type ParseJob, parseDocument, textToRedact, type Usage } from './parse-document.ts';
 
 // A worker whose server has gone (killed, or crashed past its shutdown code) has nobody to answer
@@ -14,6 +15,9 @@ export interface EnvelopeMetadata {
   concurrencyLimited: boolean;
   concurrencyQueueDurationMs?: number;
 }
+
+/** What the worker adds to the document's own metadata: the envelope, and what it cost. */
+type AnswerMetadata = EnvelopeMetadata & { creditsUsed: number };
 
 export interface WorkerJob extends ParseJob {
   envelope: EnvelopeMetadata;
@@ -53,13 +57,13 @@ export type WorkerResult =
  * process's event loop half a second (encoding it for the socket, and the garbage), during which
  * every other request waited.
  */
-export function answerBody(data: ParseData, envelope: EnvelopeMetadata): Uint8Array {
+export function answerBody(data: ParseData, envelope: AnswerMetadata): Uint8Array {
   return Buffer.from(
     JSON.stringify({ success: true, data: { ...data, metadata: { ...data.metadata, ...envelope } } }),
   );
 }
 
-export function answerParts(data: ParseData, envelope: EnvelopeMetadata): AnswerParts {
+export function answerParts(data: ParseData, envelope: AnswerMetadata): AnswerParts {
   const { metadata, warning, ...outputs } = data;
   const head = JSON.stringify(outputs);
   return {
@@ -104,8 +108,12 @@ export default async function run(job: WorkerJob): Promise<WorkerResult> {
     if (job.piiModel?.stage === 'collect')
       return { ok: true, redact: await textToRedact(job, job.piiModel.maxChars) };
     const { modelInput, usage, ...data } = await parseDocument(job);
-    if (modelInput) return { ok: true, parts: answerParts(data, job.envelope), modelInput, usage };
-    return { ok: true, body: answerBody(data, job.envelope), usage };
+    // What the document costs is known here, so the API process never edits the body to add it;
+    // beside scrapeId, where upstream has it.
+    const { scrapeId, ...rest } = job.envelope;
+    const envelope = { scrapeId, creditsUsed: creditCost(job.format, usage), ...rest };
+    if (modelInput) return { ok: true, parts: answerParts(data, envelope), modelInput, usage };
+    return { ok: true, body: answerBody(data, envelope), usage };
   } catch (error) {
     if (error instanceof ConversionError) return { ok: false, code: error.code, message: error.message };
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
