@@ -572,6 +572,12 @@ export const limits = {
    * under 1% of a hundred renders.
    */
   renderPagesPerBrowser: 100,
+  /**
+   * Time the render browser may take to start. At sessionNice on a 2-core machine at load 30 it
+   * took over 30 s (browserStartMs, which a session's create waits for); scrapes wait for it only
+   * within their own timeout, so a slow start fails no scrape that had time to wait.
+   */
+  renderBrowserStartMs: 120_000,
   /** How long the render browser stays up without a page to render: its ~150 MB back, for a 0.3-1 s start later. */
   renderIdleMs: 60_000,
   /**

@@ -10,8 +10,8 @@ type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSc
 
 /** Options the schema accepts only to refuse them by name; not part of the parse interface. */
 const refusedOptions = ['actions', 'waitFor', 'location', 'mobile', 'minAge', 'fastMode'];
-/** The same for scrape: what needs a browser or a cache, accepted only in its harmless form (0, false, []). */
-const refusedScrapeOptions = ['actions', 'waitFor', 'mobile', 'lockdown', 'fastMode'];
+/** The same for scrape: lockdown (cached data only), accepted only as false, and fastMode, which changes nothing. */
+const refusedScrapeOptions = ['lockdown', 'fastMode'];
 
 /** An options schema as JSON Schema, from the very zod schema that validates requests. */
 function optionsJsonSchema(options: z.ZodType, refused: readonly string[]): JsonSchema {

@@ -14,7 +14,7 @@ export interface VettedAddress {
 }
 
 /** The promise, or the signal's reason as soon as it aborts: a resolver that hangs cannot outlive the deadline. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

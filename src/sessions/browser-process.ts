@@ -22,6 +22,8 @@ export interface LaunchOptions {
    * allocation faster than the watchdog looks, ending that page rather than growing on.
    */
   memoryMb: number;
+  /** How long it may take to answer on its pipe; `limits.browserStartMs` unless the caller waits longer. */
+  startMs?: number;
 }
 
 export interface BrowserExit {
@@ -130,6 +132,7 @@ export class BrowserProcess {
     spawnError.catch(() => {});
     const pipe = new BrowserPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
     let timer: NodeJS.Timeout | undefined;
+    const startMs = opts.startMs ?? limits.browserStartMs;
     try {
       const version = await Promise.race([
         pipe.call('Browser.getVersion'),
@@ -141,13 +144,8 @@ export class BrowserProcess {
         }),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
-            () =>
-              reject(
-                new Error(
-                  `Chromium did not start within ${limits.browserStartMs / 1000} s: ${lastLine(stderr)}`,
-                ),
-              ),
-            limits.browserStartMs,
+            () => reject(new Error(`Chromium did not start within ${startMs / 1000} s: ${lastLine(stderr)}`)),
+            startMs,
           );
         }),
       ]);

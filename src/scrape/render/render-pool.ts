@@ -7,6 +7,7 @@ import { BrowserProcess, killGroup } from '../../sessions/browser-process.ts';
 import { EgressProxy } from '../../sessions/egress-proxy.ts';
 import { leftoverProcesses, singletonFolder } from '../../sessions/leftovers.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
+import { untilAborted } from '../vetted-address.ts';
 import { pipeTransport } from './pipe-transport.ts';
 
 export interface RenderPoolSettings {
@@ -68,7 +69,8 @@ export class RenderPool {
     clearTimeout(this.idleTimer);
     let running: Running | undefined;
     try {
-      running = await this.browser();
+      // The start is shared by every scrape waiting for it; each waits only within its own deadline.
+      running = await untilAborted(this.browser(), signal);
       running.open++;
       running.served++;
       const context = await running.browser.createBrowserContext();
@@ -184,6 +186,7 @@ export class RenderPool {
         homeDir: home,
         proxyPort,
         memoryMb: limits.sessionMemoryMb,
+        startMs: limits.renderBrowserStartMs,
       });
       const browser = await puppeteer.connect({
         transport: await pipeTransport(process.pipe),
