@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type FormatId, formatInfo } from '../src/detect/formats.ts';
+import { limits } from '../src/limits.ts';
 import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
@@ -34,6 +35,7 @@ import {
   score,
   type ToolRun,
 } from './quality.ts';
+import { renderSection, runRenderBench } from './render.ts';
 import { runSessionsBench, sessionsSection } from './sessions.ts';
 import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 
@@ -42,12 +44,14 @@ import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 // (and the corpus's PDFs as one file against pdftotext, by CPU),
 // big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server, a
 // second team's small parses while one team sends hostile files (against the same parses unloaded),
-// and interact sessions against a bare Chromium, all measured in this one run; writes bench/RESULTS.md.
+// interact sessions against a bare Chromium, and rendered scrapes against a bare puppeteer-core loop,
+// all measured in this one run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
 // latency runs per side, default 20), QUIRE_BENCH_SESSIONS_HELD (sessions held at once, default 30),
-// QUIRE_BENCH_HOSTILE_SAMPLES (small parses per phase of the fairness section, default 200).
+// QUIRE_BENCH_HOSTILE_SAMPLES (small parses per phase of the fairness section, default 200),
+// QUIRE_BENCH_RENDER_PAGES (app shells rendered per side, default 40).
 // While working on one part, QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS
 // (corpus formats, and the big documents of those formats) narrow the run; a narrowed run writes
 // bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
@@ -65,6 +69,7 @@ const sections = [
   'load',
   'hostile',
   'sessions',
+  'render',
   'pii',
   'extract',
   'params',
@@ -513,6 +518,17 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(outRoot, 'sessions.json'), `${JSON.stringify(result, null, 1)}\n`);
   }
 
+  let renderLines: string[] = [];
+  if (runs('render')) {
+    const result = await runRenderBench(
+      { pages: intEnv('QUIRE_BENCH_RENDER_PAGES', 40, 1, 10_000), concurrency: limits.renderPages },
+      log,
+    );
+    renderLines = renderSection(result);
+    fs.mkdirSync(outRoot, { recursive: true });
+    fs.writeFileSync(path.join(outRoot, 'render.json'), `${JSON.stringify(result, null, 1)}\n`);
+  }
+
   // The labelled sets of redactPII and of offline json have their own scripts (each also writes its
   // folder's RESULTS.md); their reports are taken in whole, one heading level down.
   const scriptReport = (script: string, title: string): string[] => {
@@ -571,6 +587,7 @@ async function main(): Promise<void> {
     ...loadLines,
     ...hostileLines,
     ...sessionLines,
+    ...renderLines,
     ...piiLines,
     ...extractLines,
     ...paramsLines,

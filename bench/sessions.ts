@@ -26,7 +26,7 @@ export interface SessionsOptions {
   held: number;
 }
 
-interface Memory {
+export interface Memory {
   rssKb: number;
   pssKb: number;
   processes: number;
@@ -66,7 +66,7 @@ function pssKb(pid: number): number {
  * processes (and between browsers) once per process; PSS splits them, so it is what one more
  * session really costs.
  */
-function browserMemory(pid: number): Memory {
+export function browserMemory(pid: number): Memory {
   const pids = processTree(pid);
   let rssKb = 0;
   let pss = 0;
