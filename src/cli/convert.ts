@@ -7,11 +7,13 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { deadline, detectUpload, poolFailure } from '../http/convert-upload.ts';
 import { limits } from '../limits.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import { validateParseOptions } from '../options/validate.ts';
+import { deadline } from '../pipeline/deadline.ts';
+import { detectUpload } from '../pipeline/detect-upload.ts';
 import type { ParseData } from '../pipeline/parse-document.ts';
+import { poolFailure } from '../pipeline/pool-failure.ts';
 import { PoolError } from '../pipeline/runner.ts';
 import { ConversionPool } from '../pipeline/worker-pool.ts';
 import { Progress } from './progress.ts';
@@ -309,7 +311,7 @@ async function convertOne(
 ): Promise<Converted> {
   const file = { bytes: await input.read(), filename: input.filename, contentType: undefined };
   const { format: detected, warnings } = detectUpload(file, options, false);
-  const clock = deadline(undefined, options.timeout, 'parse');
+  const clock = deadline(options.timeout, 'parse');
   let result: Awaited<ReturnType<ConversionPool['run']>>;
   try {
     const envelope = { scrapeId: randomUUID(), concurrencyLimited: false };

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { convertibleFormats } from '../convert/index.ts';
-import { detectFormat } from '../detect/detect.ts';
-import { type FormatId, formatInfo } from '../detect/formats.ts';
+import type { FormatId } from '../detect/formats.ts';
 import type { LanguageModel } from '../enrich/llm/provider.ts';
 import { findPiiWithModel } from '../enrich/model/pii.ts';
 import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
@@ -11,7 +9,10 @@ import { ApiError, paymentRequired } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
+import { type Deadline, stopped } from '../pipeline/deadline.ts';
+import { detectUpload } from '../pipeline/detect-upload.ts';
 import type { PageOrigin } from '../pipeline/parse-document.ts';
+import { poolFailure } from '../pipeline/pool-failure.ts';
 import { type ConversionRunner, PoolError } from '../pipeline/runner.ts';
 import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/worker.ts';
 import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
@@ -36,70 +37,6 @@ export interface ConvertDeps {
 export interface ConversionInput {
   file: UploadedFile;
   origin?: PageOrigin;
-}
-
-/**
- * Cancel the work when the deadline passes or the client goes away, whichever comes first.
- * Time spent waiting for a slot or a worker counts, as the contract's timeout does.
- */
-export interface Deadline {
-  signal: AbortSignal;
-  /** Milliseconds left before the deadline. */
-  remaining: () => number;
-  /** The 408 this request answers once its time is up. */
-  expired: () => ApiError;
-  done: () => void;
-}
-
-/**
- * `operation` names the request in the 408's message: "parse", "scrape". Without a request (the
- * command line) there is no client to watch, only the time.
- */
-export function deadline(request: FastifyRequest | undefined, ms: number, operation: string): Deadline {
-  const controller = new AbortController();
-  const ends = performance.now() + ms;
-  const expired = () =>
-    new ApiError(408, 'SCRAPE_TIMEOUT', `The ${operation} did not finish within its timeout of ${ms} ms.`);
-  const timer = setTimeout(() => controller.abort(expired()), ms);
-  // Until we answer, a closed socket means the client has gone and the work is wasted.
-  const onClose = () => controller.abort(new Error('client gone'));
-  request?.raw.socket.once('close', onClose);
-  return {
-    signal: controller.signal,
-    remaining: () => ends - performance.now(),
-    expired,
-    done: () => {
-      clearTimeout(timer);
-      request?.raw.socket.off('close', onClose);
-    },
-  };
-}
-
-/** Why the work stopped: the deadline's 408 when it passed, else the client left (nobody hears it). */
-export function stopped(clock: Deadline): Error {
-  return clock.signal.reason instanceof ApiError ? clock.signal.reason : clock.expired();
-}
-
-const refusalStatus = 400;
-
-/**
- * What the bytes are, and the `warning` when they overrule the name or type they came with. Also
- * the command line's detection, so that a file gets the same answer there as uploaded.
- */
-export function detectUpload(
-  file: UploadedFile,
-  options: ParseOptions,
-  fetched: boolean,
-): { format: FormatId; warnings: string[] } {
-  const detection = detectFormat({ ...file, fetched }, convertibleFormats(options));
-  const warnings: string[] = [];
-  if (detection.relabelled) {
-    const actual = formatInfo(detection.format).label;
-    warnings.push(
-      `The ${fetched ? 'page was served' : 'upload was named'} as ${formatInfo(detection.relabelled.claimed).label} but its bytes are ${actual}; it was parsed as ${actual}.`,
-    );
-  }
-  return { format: detection.format, warnings };
 }
 
 /** A conversion's result, with what its credits are reckoned by. */
@@ -151,7 +88,7 @@ async function convert(
           clock.signal,
         ),
       );
-      if (!result.ok) throw new ApiError(refusalStatus, result.code, result.message);
+      if (!result.ok) throw new ApiError(400, result.code, result.message);
       return { result, format };
     } finally {
       lease.release();
@@ -205,37 +142,6 @@ async function answer(
   const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
   const { fields, warnings } = await enrichWithModel(model, result.modelInput, enrich, signal);
   return Buffer.from(joinAnswer(result.parts, fields, warnings));
-}
-
-/** A pool failure as the caller hears it (also the command line's message for a failed file). */
-export function poolFailure(error: PoolError, clock: Deadline): Error {
-  switch (error.failure.kind) {
-    case 'aborted':
-      return stopped(clock);
-    case 'queue-full':
-      return new ApiError(
-        429,
-        undefined,
-        'Too many documents are waiting for conversion. Please retry later.',
-        {
-          headers: { 'retry-after': '5' },
-        },
-      );
-    case 'worker-died':
-      return new ApiError(
-        refusalStatus,
-        'RESOURCE_LIMIT',
-        'The document needs more memory to convert than one conversion may use, or its conversion crashed.',
-      );
-    case 'lost':
-      return new ApiError(
-        500,
-        'UNKNOWN_ERROR',
-        'The conversion was lost: the worker processes that took it stopped (killed or crashed) before it finished, once more after a retry. Please retry.',
-      );
-    case 'crashed':
-      return error.failure.error;
-  }
 }
 
 /**

@@ -7,9 +7,9 @@ import { type LanguageModel, ModelError } from '../../enrich/llm/provider.ts';
 import { ApiError, badRequest } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import { describeIssue } from '../../options/validate.ts';
+import { deadline } from '../../pipeline/deadline.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
-import { deadline } from '../convert-upload.ts';
 
 export interface CrawlPreviewRouteDeps {
   model: LanguageModel | undefined;
@@ -43,7 +43,7 @@ export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPrevie
     const { url, prompt } = parsed.data;
     const hold = deps.uploads.open(request.principal!.team);
     reply.raw.once('close', hold.releaseAll);
-    const clock = deadline(request, limits.previewTimeoutMs, 'crawl preview');
+    const clock = deadline(limits.previewTimeoutMs, 'crawl preview', request.raw.socket);
     try {
       const site = await siteStructure(url, { policy: deps.policy, hold, signal: clock.signal });
       let why = 'No language model is configured';

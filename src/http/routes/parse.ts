@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { badRequest, tooDeep } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import { validateParseOptions } from '../../options/validate.ts';
+import { deadline } from '../../pipeline/deadline.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
-import { type ConvertDeps, convertToAnswer, deadline, reserveCredits } from '../convert-upload.ts';
+import { type ConvertDeps, convertToAnswer, reserveCredits } from '../convert-upload.ts';
 import { jsonDepth } from '../json-depth.ts';
 import { readParseUpload } from '../multipart.ts';
 
@@ -50,7 +51,7 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
         filename: options.zeroDataRetention ? null : upload.file.filename,
         bytes: upload.file.bytes.length,
       };
-      const clock = deadline(request, options.timeout, 'parse');
+      const clock = deadline(options.timeout, 'parse', request.raw.socket);
       let body: Buffer;
       try {
         body = await convertToAnswer(deps, request, { file: upload.file }, options, clock, credit);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { type ScrapeRequest, validateScrapeBody } from '../../options/scrape-options.ts';
+import { type Deadline, deadline } from '../../pipeline/deadline.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
@@ -17,8 +18,6 @@ import {
   type ConversionInput,
   type ConvertDeps,
   convertToAnswer,
-  type Deadline,
-  deadline,
   reserveCredits,
 } from '../convert-upload.ts';
 import { publicBase } from './interact.ts';
@@ -111,7 +110,7 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
     reply.raw.once('close', hold.releaseAll);
     // Before anything is fetched; given back unless the scrape answers.
     const credit = await reserveCredits(deps.credits, request);
-    const clock = deadline(request, options.timeout, 'scrape');
+    const clock = deadline(options.timeout, 'scrape', request.raw.socket);
     let body: Buffer;
     try {
       const context = { policy: deps.policy, hold, signal: clock.signal, resolveAll: deps.resolveAll };
@@ -134,6 +133,8 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
           publicBase(deps.config, request).http,
         );
         // The worker's body ends with the data object's and the envelope's closing braces.
+        if (body.subarray(-2).toString() !== '}}')
+          throw new Error('the answer does not end with its data object');
         if (extra) body = Buffer.concat([body.subarray(0, body.length - 2), Buffer.from(`,${extra}}}`)]);
       }
     } catch (error) {
