@@ -184,7 +184,7 @@ describe('POST /v2/scrape rendered in a browser', () => {
   });
 
   it(
-    'runs actions: a click, screenshots served by Quire, a JavaScript return and a scrape',
+    'runs actions: a click, screenshots and a PDF served by Quire, a JavaScript return and a scrape',
     slow,
     async () => {
       const { status, body } = await scrape({
@@ -195,6 +195,7 @@ describe('POST /v2/scrape rendered in a browser', () => {
           { type: 'screenshot' },
           { type: 'executeJavascript', script: "document.getElementById('out').textContent.length * 2" },
           { type: 'scrape' },
+          { type: 'pdf', format: 'A4' },
         ],
       });
       assert.equal(status, 200, JSON.stringify(body));
@@ -202,7 +203,14 @@ describe('POST /v2/scrape rendered in a browser', () => {
       assert.deepEqual(body.data.actions.javascriptReturns, [{ type: 'number', value: 26 }]);
       assert.equal(body.data.actions.scrapes.length, 1);
       assert.match(body.data.actions.scrapes[0].html, /Clicked once\./);
-      assert.equal(body.data.actions.pdfs.length, 0);
+      const pdf = await fetch(body.data.actions.pdfs[0]);
+      assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+      assert.equal(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString('latin1'),
+        '%PDF-',
+      );
       const [shot] = body.data.actions.screenshots as string[];
       assert.ok(shot?.startsWith(`${server().url}/scrape/captures/`), shot);
       const actionPng = await fetch(shot!);
