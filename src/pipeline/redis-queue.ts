@@ -3,6 +3,7 @@ import v8 from 'node:v8';
 import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { limits } from '../limits.ts';
+import { untilAborted } from '../until-aborted.ts';
 import { ClusterFairness } from './cluster-fairness.ts';
 import type { Requester } from './fair-queue.ts';
 import { type ConversionRunner, PoolError, type PoolFailure, type RunnerStats } from './runner.ts';
@@ -145,12 +146,18 @@ export class RedisJobQueue implements ConversionRunner {
       this.waiters.set(id, { team: who.team, active: false, askedAt: performance.now(), end }),
     );
     try {
-      return await untilAborted(this.submit(job, who, id, ended, signal), signal, () => this.cancel(id));
+      return await untilAborted(
+        this.submit(job, who, id, ended, signal),
+        signal,
+        () => new PoolError({ kind: 'aborted' }),
+        () => this.cancel(id),
+      );
     } finally {
       this.waiters.delete(id);
       const keys = keysOf(this.settings.prefix, id);
-      // Whatever happened, the upload and any late answer go now; what fails here has a TTL.
-      await Promise.allSettled([this.redis.del(keys.upload, keys.result), this.fairness.leave(who.team, id)]);
+      // Whatever happened, the upload and any late answer go now; not awaited, since the answer
+      // must not wait on Redis (in an outage its commands retry), and what fails here has a TTL.
+      void Promise.allSettled([this.redis.del(keys.upload, keys.result), this.fairness.leave(who.team, id)]);
     }
   }
 
@@ -176,6 +183,11 @@ export class RedisJobQueue implements ConversionRunner {
       { team: who.team, key: who.key, deadlineAt: Date.now() + ttl },
       { jobId: id, priority, removeOnComplete: true, removeOnFail: true },
     );
+    // An abort while the job was being added may have tried to remove it before it existed.
+    if (signal.aborted) {
+      await this.cancel(id);
+      return never();
+    }
     this.log?.debug({ team: who.team, jobId: id, priority }, 'conversion queued');
     const end = await ended;
     if ('failed' in end)
@@ -221,18 +233,6 @@ export class RedisJobQueue implements ConversionRunner {
 
 /** A promise that never settles: the request already ended, and its answer was given. */
 const never = () => new Promise<never>(() => {});
-
-/** `work`'s result, or PoolError aborted as soon as `signal` aborts (`onAbort` then stops the work). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => Promise<void>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const abort = () => {
-      onAbort().catch(() => {});
-      reject(new PoolError({ kind: 'aborted' }));
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
-}
 
 export interface ClusterWorkerSettings extends ClusterSettings {
   /** The local pool the jobs run in; as many jobs are taken at once as it has processes. */
@@ -305,7 +305,10 @@ export class ClusterWorker {
       const failure = error.failure;
       outcome = failure.kind === 'crashed' ? { crashed: failure.error.message } : { failure: failure.kind };
     } finally {
-      await this.fairness.charge(who.team, performance.now() - started);
+      // The conversion is done whether or not its time can be counted.
+      await this.fairness
+        .charge(who.team, performance.now() - started)
+        .catch((err: unknown) => this.settings.log.warn({ err }, 'worker time not counted'));
     }
     await this.redis.eval(
       STORE_RESULT,

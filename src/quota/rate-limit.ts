@@ -54,6 +54,9 @@ export class SlidingWindowRateLimiter implements RateLimiter {
           ...options,
           keyPrefix: `${shared.prefix}:rate`,
           storeClient: shared.redis,
+          // Not ready (reconnecting): the insurance limiter counts at once, rather than the
+          // request waiting for Redis.
+          rejectIfRedisNotReady: true,
           insuranceLimiter: new RateLimiterMemory(options),
         })
       : new RateLimiterMemory(options);

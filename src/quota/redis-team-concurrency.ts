@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { limits } from '../limits.ts';
+import { untilAborted } from '../until-aborted.ts';
 import { type SlotLease, slotLease, type TeamConcurrency } from './team-concurrency.ts';
 
 /**
@@ -97,7 +98,10 @@ export class RedisTeamConcurrency implements TeamConcurrency {
       await this.redis.zrem(this.key(team), id);
     };
     let limited = false;
-    if (!(await attempt())) {
+    const first = attempt();
+    const aborted = () => (signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    // A slot the first attempt takes after its request ended is given back.
+    if (!(await untilAborted(first, signal, aborted, async () => (await first) && undo()))) {
       limited = true;
       await this.wait({ team, attempt, undo }, signal);
     }
