@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it, mock } from 'node:test';
+import { limits } from '../src/limits.ts';
 import { SlidingWindowRateLimiter } from '../src/quota/rate-limit.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { filePartHead, filePartTail, rawParse } from './helpers/raw-upload.ts';
@@ -157,19 +158,20 @@ describe('service lifecycle', () => {
     try {
       assert.equal((await parse(server, { file: { bytes: '<p>x</p>', filename: 'a.html' } })).status, 200);
       const serverPid = server.process.pid!;
-      const children = fs
-        .readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'latin1')
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean);
+      const children = childrenOf(serverPid);
       const workers = children.filter((pid) =>
         fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('max-old-space-size'),
       );
-      assert.equal(workers.length, 2, `conversion workers among ${children.join(', ')}`);
-      for (const pid of [String(serverPid), ...workers]) {
+      // Two workers, and the idle spare the pool keeps (limits.spareWorkers).
+      assert.equal(
+        workers.length,
+        2 + limits.spareWorkers,
+        `conversion workers among ${children.join(', ')}`,
+      );
+      for (const pid of [serverPid, ...workers]) {
         // A zero-retention upload must not land on disk in a core file when a worker aborts.
-        const limits = fs.readFileSync(`/proc/${pid}/limits`, 'latin1');
-        assert.match(limits, /^Max core file size\s+0\s+0\s+bytes/m, `process ${pid}`);
+        const processLimits = fs.readFileSync(`/proc/${pid}/limits`, 'latin1');
+        assert.match(processLimits, /^Max core file size\s+0\s+0\s+bytes/m, `process ${pid}`);
       }
     } finally {
       await server.stop();
