@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { hostileCases } from '../scripts/hostile/index.ts';
 import { repoRoot } from './corpus.ts';
 import { dash, fmtMs, fmtRatio, table } from './format.ts';
-import { startServer, stopServer } from './load.ts';
+import { quireSpec, startServer, stopServer } from './load.ts';
 import { postParse } from './post-parse.ts';
 import { max, nowMs, percentile, ratio, supportedPercentiles } from './stats.ts';
 
@@ -98,17 +98,7 @@ export async function runHostileBench(
   const workers = os.availableParallelism();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-hostile-'));
   const cases = hostileCases.length;
-  const server = await startServer({
-    id: 'quire',
-    label: 'Quire',
-    script: 'src/main.ts',
-    env: {
-      QUIRE_DATA_DIR: dataDir,
-      QUIRE_API_KEYS: apiKey,
-      QUIRE_WORKERS: String(workers),
-      QUIRE_LOG_LEVEL: 'warn',
-    },
-  });
+  const server = await startServer(quireSpec(dataDir, apiKey, { QUIRE_WORKERS: String(workers) }));
   const result: HostileBenchResult = { workers, cases, phases: [], error: null };
   try {
     const { stdout } = await promisify(execFile)(

@@ -15,6 +15,16 @@ export interface ServerSpec {
   env: Record<string, string>;
 }
 
+/** Quire from this checkout as a bench starts it: its own data folder and key, warnings only. */
+export function quireSpec(dataDir: string, apiKey: string, env: Record<string, string> = {}): ServerSpec {
+  return {
+    id: 'quire',
+    label: 'Quire',
+    script: 'src/main.ts',
+    env: { QUIRE_DATA_DIR: dataDir, QUIRE_API_KEYS: apiKey, QUIRE_LOG_LEVEL: 'warn', ...env },
+  };
+}
+
 export interface Upload {
   name: string;
   type: string;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { limits } from '../src/limits.ts';
 import { fmtMb, fmtRatio, table } from './format.ts';
-import { startServer, stopServer } from './load.ts';
+import { quireSpec, startServer, stopServer } from './load.ts';
 import { browserMemory, type Memory } from './sessions.ts';
 import { nowMs, ratio } from './stats.ts';
 
@@ -130,18 +130,12 @@ export async function runRenderBench(
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-render-'));
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
-    server = await startServer({
-      id: 'quire',
-      label: 'Quire',
-      script: 'src/main.ts',
-      env: {
-        QUIRE_DATA_DIR: dataDir,
-        QUIRE_API_KEYS: apiKey,
-        QUIRE_LOG_LEVEL: 'warn',
+    server = await startServer(
+      quireSpec(dataDir, apiKey, {
         QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1',
         QUIRE_CHROMIUM_PATH: chromiumPath,
-      },
-    });
+      }),
+    );
     const quire = server.base;
     const scrape = async (i: number) => {
       const res = await fetch(`${quire}/v2/scrape`, {

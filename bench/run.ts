@@ -8,7 +8,7 @@ import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
 import { hostileSection, runHostileBench } from './hostile.ts';
-import { type LoadResult, loadTest, type ServerSpec, type Upload, unmeasured } from './load.ts';
+import { type LoadResult, loadTest, quireSpec, type ServerSpec, type Upload, unmeasured } from './load.ts';
 import { machineLine } from './machine.ts';
 import { type MainContentResult, mainContentSection, runMainContent } from './maincontent.ts';
 import { measureThroughput, pdfSection, runPdfBench } from './pdf.ts';
@@ -446,17 +446,7 @@ async function main(): Promise<void> {
         apiKey,
         options: '{"formats":["markdown"]}',
       };
-      const quireSpec: ServerSpec = {
-        id: 'quire',
-        label: 'Quire',
-        script: 'src/main.ts',
-        env: {
-          QUIRE_DATA_DIR: dataDir,
-          QUIRE_API_KEYS: apiKey,
-          QUIRE_LOG_LEVEL: 'warn',
-          QUIRE_WORKERS: String(processes),
-        },
-      };
+      const quire = quireSpec(dataDir, apiKey, { QUIRE_WORKERS: String(processes) });
       const peerSpec: ServerSpec = {
         id: 'pandoc-http',
         label: 'pandoc-http',
@@ -464,7 +454,7 @@ async function main(): Promise<void> {
         env: { PEER_API_KEY: apiKey, PEER_PANDOC_PROCESSES: String(processes) },
       };
       const results: LoadResult[] = [];
-      for (const spec of [quireSpec, peerSpec]) {
+      for (const spec of [quire, peerSpec]) {
         if (spec.id === 'quire' && !fs.existsSync(quireMain)) {
           log('! src/main.ts does not exist yet: Quire’s HTTP load test is skipped');
           results.push(unmeasured(spec, 'src/main.ts does not exist yet, so Quire was not load-tested.'));

@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { dash, fmtMs, fmtRatio, table } from './format.ts';
-import { startServer, stopServer } from './load.ts';
+import { quireSpec, startServer, stopServer } from './load.ts';
 import { machineFacts } from './machine.ts';
 import { processTree, readStatusKb } from './proc.ts';
 import { max, median, nowMs, percentile, ratio, supportedPercentiles } from './stats.ts';
@@ -202,19 +202,13 @@ export async function runSessionsBench(
   const cap = String(opts.held + 1);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
-    server = await startServer({
-      id: 'quire',
-      label: 'Quire',
-      script: 'src/main.ts',
-      env: {
-        QUIRE_DATA_DIR: dataDir,
-        QUIRE_API_KEYS: apiKey,
-        QUIRE_LOG_LEVEL: 'warn',
+    server = await startServer(
+      quireSpec(dataDir, apiKey, {
         QUIRE_SESSIONS_MAX: cap,
         QUIRE_SESSIONS_PER_TEAM: cap,
         QUIRE_CHROMIUM_PATH: chromiumPath,
-      },
-    });
+      }),
+    );
     const api: Api = { base: server.base, dataDir };
     const serverPid = server.child.pid!;
 
