@@ -301,7 +301,7 @@ describe('cluster mode', { concurrency: 3 }, () => {
       }).catch((error: Error) => error.name);
       await cluster.workers[0]!.waitForOutput(logged('conversion started'));
       const queued = parse(second, { file: { bytes: '<p>Second in line.</p>', filename: 'q.html' } });
-      await second.waitForOutput(times('conversion asks for a team slot', 1));
+      await second.waitForOutput(times('conversion waits for a team slot', 1));
       leave.abort();
       const { status, body } = await queued;
       assert.equal(status, 200, JSON.stringify(body));

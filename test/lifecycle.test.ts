@@ -87,9 +87,9 @@ describe('service lifecycle', () => {
       const file = { bytes: '<p>Some text for the queue.</p>', filename: 'q.html' };
       const sent = performance.now();
       const queued = parse(server, { file });
-      // The second request has asked for the slot the holder has: it is in line. Then the
-      // holder's client leaves, which ends its conversion and frees the slot.
-      await server.waitForOutput(/(?:"msg":"conversion asks for a team slot"[\s\S]*){2}/);
+      // The second request found the team at its limit: it is in line. Then the holder's client
+      // leaves, which ends its conversion and frees the slot.
+      await server.waitForOutput(/"msg":"conversion waits for a team slot"/);
       leave.abort();
       const { status, body } = await queued;
       const span = performance.now() - sent;

@@ -59,9 +59,10 @@ async function convert(
 
   const principal = request.principal!;
   try {
-    // Logged before the slot is asked for, so that a request seen here is in line if it must wait.
     request.log.debug({ team: principal.team }, 'conversion asks for a team slot');
-    const lease = await deps.concurrency.acquire(principal.team, clock.signal).catch(() => {
+    // Logged once the team is at its limit: a sign, for the tests, that this request is in line.
+    const waits = () => request.log.debug({ team: principal.team }, 'conversion waits for a team slot');
+    const lease = await deps.concurrency.acquire(principal.team, clock.signal, waits).catch(() => {
       throw stopped(clock);
     });
     try {

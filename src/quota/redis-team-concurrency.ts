@@ -78,7 +78,7 @@ export class RedisTeamConcurrency implements TeamConcurrency {
     return concurrency;
   }
 
-  async acquire(team: string, signal: AbortSignal): Promise<SlotLease> {
+  async acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease> {
     const started = performance.now();
     const id = randomUUID();
     const attempt = async () => {
@@ -103,6 +103,7 @@ export class RedisTeamConcurrency implements TeamConcurrency {
     // A slot the first attempt takes after its request ended is given back.
     if (!(await untilAborted(first, signal, aborted, async () => (await first) && undo()))) {
       limited = true;
+      onWait?.();
       await this.wait({ team, attempt, undo }, signal);
     }
     return slotLease(limited, started, () => {

@@ -11,7 +11,8 @@ export interface SlotLease {
 }
 
 export interface TeamConcurrency {
-  acquire(team: string, signal: AbortSignal): Promise<SlotLease>;
+  /** `onWait` runs once the team is found at its limit, before the request starts waiting. */
+  acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease>;
 }
 
 /** A lease asked for at `started` (performance.now()); its release runs `free` once, however often it is called. */
@@ -45,13 +46,14 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
     this.limitOf = limitOf;
   }
 
-  async acquire(team: string, signal: AbortSignal): Promise<SlotLease> {
+  async acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease> {
     const started = performance.now();
     const limit = await this.limitOf(team);
     this.limits.set(team, limit);
     let limited = false;
     if ((this.running.get(team) ?? 0) >= limit) {
       limited = true;
+      onWait?.();
       await this.wait(team, signal);
     }
     this.running.set(team, (this.running.get(team) ?? 0) + 1);
