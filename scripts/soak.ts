@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { limits } from '../src/limits.ts';
 import { residentBytes } from '../src/pipeline/worker-pool.ts';
 import { type RunningServer, startServer } from '../test/helpers/server.ts';
 import { Random } from './hostile/mutate.ts';
@@ -354,9 +355,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     } catch (error) {
       // What the server says of the session, once any ending has finished: a browser that died
       // shows its close reason, and a session its client reached only after its activityTtl
-      // (a loaded machine) ended as it should.
+      // (a loaded machine) ended as it should. An ending waits up to the browser's close grace
+      // before the session is recorded as destroyed, so the wait here is longer than that.
       let state: { status?: string; closeReason?: string } = {};
-      for (let i = 0; i < 10 && state.status !== 'destroyed'; i++) {
+      const waitS = limits.browserCloseGraceMs / 1000 + 20;
+      for (let i = 0; i < waitS && state.status !== 'destroyed'; i++) {
         if (i > 0) await sleep(1_000);
         const got = await request(server.url, agent, 'GET', `/v2/interact/${session.id}`, key);
         state = JSON.parse(got.body.toString()) as typeof state;
