@@ -231,6 +231,14 @@ export const limits = {
   /** Retry-After for an upload refused for those: a full upload's conversion takes seconds. */
   uploadBusyRetryS: 5,
   /**
+   * A PostgreSQL query that has not answered in this long is failed (a 503 the caller may retry):
+   * every query Quire sends is one short statement, so only a database cut off without a reset
+   * (a partition, a failover) takes this long, and a request must not hang on it until its timeout.
+   */
+  storeQueryTimeoutMs: 15_000,
+  /** Retry-After for a request refused because the store cannot be reached: a restart takes seconds. */
+  storeUnavailableRetryS: 5,
+  /**
    * Nesting of a JSON body or `options` part. A JSON Schema for the `json` format nests a few
    * levels per schema level, so 128 is far past any real request; deeper is refused before
    * parsing, which is where a hostile body costs the event loop.

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -78,6 +80,61 @@ async function started(t: TestContext, env: Record<string, string>): Promise<Run
 
 const html = { bytes: '<p>x</p>', filename: 'a.html' };
 
+/**
+ * A TCP link to the machine's PostgreSQL that the test can cut (no listener, every connection
+ * reset), restore on the same port, or stall (bytes stop flowing both ways, nothing is closed: a
+ * partition): the database unreachable for one server, and no other.
+ */
+async function cuttableLink(targetPort: number) {
+  const sockets = new Set<net.Socket>();
+  let stalled = false;
+  const listen = async (port = 0) => {
+    const server = net.createServer((client) => {
+      if (stalled) {
+        client.pause();
+        sockets.add(client);
+        client.on('error', () => {});
+        return;
+      }
+      const upstream = net.connect(targetPort, '127.0.0.1');
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.once('close', () => sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    return server;
+  };
+  let server: net.Server | undefined = await listen();
+  const port = (server.address() as net.AddressInfo).port;
+  const cut = async () => {
+    const closed = server && new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    for (const s of sockets) s.destroy();
+    await closed;
+  };
+  return {
+    port,
+    cut,
+    restore: async () => {
+      server = await listen(port);
+    },
+    stall: () => {
+      stalled = true;
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
+  };
+}
+
 describe('PostgreSQL store behind a real server', () => {
   it('keys made with the CLI work over HTTP until revoked; each request writes an audit event', async (t) => {
     const url = await freshDatabase(t);
@@ -154,6 +211,39 @@ describe('PostgreSQL store behind a real server', () => {
     assert.equal((await parse(second, { file: html, key: printed[1]! })).status, 200);
     const stored = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM api_keys');
     assert.equal(stored[0]!.n, '1');
+  });
+
+  it('answers 503 with Retry-After while PostgreSQL cannot be reached, and serves again once it is back', async (t) => {
+    const url = await freshDatabase(t);
+    const link = await cuttableLink(Number(new URL(url).port));
+    defer(t, link.cut);
+    const linked = new URL(url);
+    linked.port = String(link.port);
+    const running = await started(t, { QUIRE_DATABASE_URL: linked.href });
+    // A key from the store, as a cluster's keys are (the server's QUIRE_API_KEYS are held in memory).
+    const server = { ...running, key: (await cli(url, t).run('keys', 'create')).stdout.trim() };
+    assert.equal((await parse(server, { file: html })).status, 200);
+    assert.equal((await api(server, 'GET', '/v2/interact')).status, 200);
+
+    await link.cut();
+    for (const res of [await parse(server, { file: html }), await api(server, 'GET', '/v2/interact')]) {
+      assert.equal(res.status, 503, JSON.stringify(res.body));
+      assert.equal(res.body.success, false);
+      assert.match(res.body.error, /database .* cannot be reached; try again shortly/);
+      assert.equal(res.headers.get('retry-after'), '5');
+    }
+
+    await link.restore();
+    const back = await parse(server, { file: html });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    assert.match(back.body.data.markdown, /^x$/m);
+    assert.equal((await api(server, 'GET', '/v2/interact')).status, 200);
+
+    // Cut off without a reset: the request is refused once PostgreSQL's query or connection
+    // timeout passes (limits.storeQueryTimeoutMs), well within the request's own timeout.
+    link.stall();
+    const stalled = await parse(server, { file: html, options: { timeout: 60_000 } });
+    assert.equal(stalled.status, 503, JSON.stringify(stalled.body));
   });
 
   it('records a browser session, refuses a second writer of its profile, and marks it destroyed', async (t) => {

@@ -14,6 +14,7 @@ import type { UploadBudget } from '../quota/upload-budget.ts';
 import { NetPolicy } from '../sessions/net-policy.ts';
 import type { SessionService } from '../sessions/session-service.ts';
 import type { Store } from '../store/store.ts';
+import { storeUnavailable } from '../store/store-unavailable.ts';
 import type { Authenticator } from './auth.ts';
 import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
@@ -118,9 +119,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       request.log.info('client went away before the answer');
       return reply.code(499).send();
     }
-    if (error instanceof ApiError) {
-      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
-      return reply.code(error.status).headers(error.headers).send(error.body());
+    const known = error instanceof ApiError ? error : storeUnavailable(error);
+    if (known) {
+      if (known.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.code(known.status).headers(known.headers).send(known.body());
     }
     // Fastify's own client errors: a body over bodyLimit (413 "Request body is too large", upstream's
     // words), an unknown content type (415), a body shorter than its Content-Length, ...
@@ -191,22 +193,24 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         () => true,
       );
       if (!audited) return payload;
+      const event = {
+        at: new Date().toISOString(),
+        team: request.principal.team,
+        keyId: request.principal.keyId,
+        requestId: request.id,
+        action: request.audit.action ?? 'parse',
+        status: reply.statusCode,
+        username: request.audit.username ?? null,
+        filename: request.audit.filename ?? null,
+        format: request.audit.format ?? null,
+        bytes: request.audit.bytes ?? null,
+        durationMs: Math.round(reply.elapsedTime),
+        zeroDataRetention: request.audit.zeroDataRetention ?? false,
+      };
+      // The event goes to the log instead (it holds no content), so a log shipper keeps it.
       await deps.store
-        .recordAudit({
-          at: new Date().toISOString(),
-          team: request.principal.team,
-          keyId: request.principal.keyId,
-          requestId: request.id,
-          action: request.audit.action ?? 'parse',
-          status: reply.statusCode,
-          username: request.audit.username ?? null,
-          filename: request.audit.filename ?? null,
-          format: request.audit.format ?? null,
-          bytes: request.audit.bytes ?? null,
-          durationMs: Math.round(reply.elapsedTime),
-          zeroDataRetention: request.audit.zeroDataRetention ?? false,
-        })
-        .catch((err: unknown) => request.log.error({ err }, 'audit event not recorded'));
+        .recordAudit(event)
+        .catch((err: unknown) => request.log.error({ err, event }, 'audit event not recorded'));
       return payload;
     });
     v2.register(openApiRoutes);

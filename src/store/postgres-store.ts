@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { limits } from '../limits.ts';
 import { migrate } from './postgres-migrate.ts';
 import {
   type ApiKeyRecord,
@@ -101,6 +102,7 @@ export class PostgresStore implements Store {
       max: POOL_SIZE,
       // A database that does not answer fails the request in seconds rather than holding it.
       connectionTimeoutMillis: 5_000,
+      query_timeout: limits.storeQueryTimeoutMs,
       application_name: 'quire',
     });
     // An idle connection that drops (a database restart) is replaced by the pool; without a
