@@ -79,9 +79,12 @@ class RssSampler {
   peakTree: number | null = null;
   samples = 0;
   private readonly pid: number;
+  private readonly others: readonly number[];
   private readonly timer: NodeJS.Timeout;
-  constructor(pid: number) {
+  /** `pid`'s own RSS, and the tree's: its descendants and `others` (companions) with theirs. */
+  constructor(pid: number, others: readonly number[] = []) {
     this.pid = pid;
+    this.others = others;
     this.timer = setInterval(() => this.sample(), 100);
     this.sample();
   }
@@ -90,6 +93,7 @@ class RssSampler {
     if (own === null) return;
     let tree = own;
     for (const p of processTree(this.pid).slice(1)) tree += readStatusKb(p, 'VmRSS') ?? 0;
+    for (const p of this.others.flatMap((o) => processTree(o))) tree += readStatusKb(p, 'VmRSS') ?? 0;
     this.samples++;
     this.peak = Math.max(this.peak ?? 0, own);
     this.peakTree = Math.max(this.peakTree ?? 0, tree);
@@ -265,26 +269,47 @@ export function unmeasured(spec: ServerSpec, error: string): LoadResult {
   };
 }
 
+/** CPU seconds of each process tree, summed; null when one cannot be read. */
+function cpuOf(pids: readonly number[]): number | null {
+  let total = 0;
+  for (const pid of pids) {
+    const s = treeCpuSeconds(pid);
+    if (s === null) return null;
+    total += s;
+  }
+  return total;
+}
+
 /**
- * Starts the server, loads it for `warmupSeconds` (unmeasured) and then `seconds` with
- * `concurrency` clients, each sending one request at a time, and stops it. Latency runs from
- * sending the request to having read the whole response.
+ * Starts the server (after its `companions`, such as a cluster's worker processes, which it needs
+ * to answer), loads it for `warmupSeconds` (unmeasured) and then `seconds` with `concurrency`
+ * clients, each sending one request at a time, and stops them all. Latency runs from sending the
+ * request to having read the whole response; CPU and the tree's RSS count the companions too.
  */
-export async function loadTest(spec: ServerSpec, opts: LoadOptions): Promise<LoadResult> {
+export async function loadTest(
+  spec: ServerSpec,
+  opts: LoadOptions,
+  companionSpecs: readonly ServerSpec[] = [],
+): Promise<LoadResult> {
+  const companions: Started[] = [];
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(spec);
+    // A bound for a loaded machine, where a cluster's processes start together: not a speed claim.
+    for (const companion of companionSpecs) companions.push(await startServer(companion, 60_000));
+    server = await startServer(spec, 60_000);
   } catch (err) {
+    for (const companion of companions) await stopServer(companion);
     return unmeasured(spec, err instanceof Error ? err.message : String(err));
   }
   const pid = server.child.pid!;
-  const sampler = new RssSampler(pid);
+  const pids = [pid, ...companions.map((c) => c.child.pid!)];
+  const sampler = new RssSampler(pid, pids.slice(1));
   try {
     if (opts.warmupSeconds > 0) await phase(server.base, opts, opts.warmupSeconds, null);
     const tally: Tally = { latencies: [], statuses: {}, failures: {}, firstStart: nowMs(), lastEnd: 0 };
-    const cpu0 = treeCpuSeconds(pid);
+    const cpu0 = cpuOf(pids);
     await phase(server.base, opts, opts.seconds, tally);
-    const cpu1 = treeCpuSeconds(pid);
+    const cpu1 = cpuOf(pids);
     sampler.sample();
     const vmHwmKb = readStatusKb(pid, 'VmHWM');
     const durationS = Math.max(1e-3, (tally.lastEnd - tally.firstStart) / 1000);
@@ -320,5 +345,6 @@ export async function loadTest(spec: ServerSpec, opts: LoadOptions): Promise<Loa
   } finally {
     sampler.stop();
     await stopServer(server);
+    for (const companion of companions) await stopServer(companion);
   }
 }

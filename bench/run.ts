@@ -36,16 +36,18 @@ import {
   type ToolRun,
 } from './quality.ts';
 import { renderSection, runRenderBench } from './render.ts';
+import { runScalingBench, scalingSection } from './scaling.ts';
 import { runSessionsBench, sessionsSection } from './sessions.ts';
 import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 
 // npm run bench: corpus quality and ms/doc against pandoc and anydoc, main-content extraction
 // against Readability, defuddle and pandoc, PDF against pdftotext, pdf.js, anydoc and Tesseract
 // (and the corpus's PDFs as one file against pdftotext, by CPU),
-// big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server, a
-// second team's small parses while one team sends hostile files (against the same parses unloaded),
-// interact sessions against a bare Chromium, and rendered scrapes against a bare puppeteer-core loop,
-// all measured in this one run; writes bench/RESULTS.md.
+// big synthetic documents against anydoc, then HTTP load against a pandoc-per-request server, the
+// embedded mode against cluster mode with 1, 2 and 4 conversion processes (and cluster mode
+// overloaded), a second team's small parses while one team sends hostile files (against the same
+// parses unloaded), interact sessions against a bare Chromium, and rendered scrapes against a bare
+// puppeteer-core loop, all measured in this one run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
@@ -67,6 +69,7 @@ const sections = [
   'pdfmix',
   'big',
   'load',
+  'scaling',
   'hostile',
   'sessions',
   'render',
@@ -478,6 +481,34 @@ async function main(): Promise<void> {
     notes.push('The HTTP load test was skipped (QUIRE_BENCH_LOAD_SECONDS=0 or no HTML/CSV cases).');
   }
 
+  // Scaling: the corpus's documents of every format, with the PDFs that are neither scanned nor big.
+  let scalingLines: string[] = [];
+  if (runs('scaling')) {
+    const pdfs = findCases(path.join(corpus, 'pdf'), ['text', 'tables', 'multicolumn', 'cjk']);
+    const mixed: Upload[] = [...findCases(corpus, formats), ...pdfs].map((c) => ({
+      name: c.name,
+      type: mimeTypeOf(path.extname(c.name).slice(1) === 'pdf' ? 'pdf' : c.format),
+      bytes: c.bytes,
+    }));
+    const seconds = Math.max(10, Math.min(loadSeconds || 20, 20));
+    const result = await runScalingBench(
+      {
+        uploads: mixed,
+        apiKey,
+        seconds,
+        warmupSeconds: 3,
+        concurrency: 8,
+        workers: [1, 2, 4],
+        overloadClients: 48,
+        overloadQueue: 8,
+      },
+      log,
+    );
+    scalingLines = scalingSection(result);
+    fs.mkdirSync(outRoot, { recursive: true });
+    fs.writeFileSync(path.join(outRoot, 'scaling.json'), `${JSON.stringify(result, null, 1)}\n`);
+  }
+
   let hostileLines: string[] = [];
   if (runs('hostile')) {
     const result = await runHostileBench(
@@ -575,6 +606,7 @@ async function main(): Promise<void> {
     ...pdfLines,
     ...bigLines,
     ...loadLines,
+    ...scalingLines,
     ...hostileLines,
     ...sessionLines,
     ...renderLines,
