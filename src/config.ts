@@ -138,6 +138,9 @@ export const configSchema = z.object({
     .describe(
       "How a scrape's screenshots and PDFs are returned: url serves them from Quire for 24 hours (stored under QUIRE_DATA_DIR); data puts them in the answer as data URLs (always so under zero data retention).",
     ),
+  QUIRE_SCRAPE_CACHE_MB: intVar(limits.scrapeCacheBytes / 2 ** 20, 0, 1_048_576).describe(
+    'Megabytes (compressed) of scrape answers the store keeps for maxAge, per cluster; past it the oldest go. 0 turns the cache off: every scrape fetches.',
+  ),
   QUIRE_PDF_ONE_THREAD: z
     .stringbool()
     .default(false)

@@ -603,4 +603,36 @@ export const limits = {
   screenshotTtlMs: 24 * 60 * 60 * 1000,
   /** How often expired screenshots are deleted from the data folder. */
   screenshotSweepMs: 10 * 60 * 1000,
+  /**
+   * Compressed bytes the scrape cache holds together (QUIRE_SCRAPE_CACHE_MB); past it the oldest
+   * entries go. A page's answer compresses to 5-50 KB, so 256 MB keeps tens of thousands of pages,
+   * while staying small beside the data folder or a PostgreSQL database.
+   */
+  scrapeCacheBytes: 256 * MiB,
+  /**
+   * The oldest a cached scrape may be: past it the entry is deleted whatever maxAge a later
+   * request sends, so that fetched content does not stay in the store indefinitely. A week is
+   * three times the contract's default maxAge (2 days).
+   */
+  scrapeCacheRetentionMs: 7 * 24 * 60 * 60 * 1000,
+  /** The contract's default maxAge for scrape: two days. */
+  scrapeCacheDefaultMaxAgeMs: 2 * 24 * 60 * 60 * 1000,
+  /**
+   * A cached answer holding screenshot URLs is served only while they have at least this long to
+   * live, so that a client that gets one from the cache still has time to download it.
+   */
+  scrapeCacheCaptureMarginMs: 60 * 60 * 1000,
+  /** How often entries past their end are deleted from the store (besides on every write). */
+  scrapeCacheSweepMs: 10 * 60 * 1000,
+  /**
+   * Distinct classes, ids and link targets of one fetched page looked up in the ad filter lists
+   * (each kind). Real pages have hundreds to a few thousand; the lookup hashes each, so a
+   * generated page with millions costs the API process a bounded scan instead.
+   */
+  adFilterPageFeatures: 20_000,
+  /**
+   * Heap of the thread that parses the ad filter lists: ~5 MB of lists peaked near 300 MB;
+   * past this the lists are not what the Debian package ships and blocking is left off.
+   */
+  adFilterBuildHeapMb: 1024,
 } as const;

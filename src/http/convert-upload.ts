@@ -53,6 +53,7 @@ async function convert(
   enrich: EnrichPlan | undefined,
   clock: Deadline,
   piiModel?: ModelRedaction,
+  extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
 ): Promise<Converted> {
   const { format, warnings } = detectUpload(input.file, options, input.origin !== undefined);
   if (request.audit) request.audit.format = format;
@@ -69,6 +70,7 @@ async function convert(
       request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');
       const envelope: EnvelopeMetadata = { scrapeId: randomUUID(), concurrencyLimited: lease.limited };
       if (lease.limited) envelope.concurrencyQueueDurationMs = lease.waitedMs;
+      if (extra.cacheState) envelope.cacheState = extra.cacheState;
       const result = await measured(
         deps.metrics,
         format,
@@ -167,10 +169,11 @@ export async function convertToAnswer(
   options: ParseOptions,
   clock: Deadline,
   credit: CreditHold,
+  extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
 ): Promise<Buffer> {
   const enrich = planEnrichment(options, deps.model?.settings);
   const piiModel = await findPiiForAccurate(deps, request, input, options, clock);
-  const { result, format } = await convert(deps, request, input, options, enrich, clock, piiModel);
+  const { result, format } = await convert(deps, request, input, options, enrich, clock, piiModel, extra);
   if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
   const body = await answer(deps.model, result, enrich, clock);
   await credit.settle(creditCost(format, result.usage));

@@ -20,6 +20,7 @@ import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
 import { ScrapeRenderer } from '../scrape/render/renderer.ts';
+import { ScrapeCache } from '../scrape/scrape-cache.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
@@ -154,6 +155,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // Started on a scrape's first need of a browser; closed with the server.
   const renderer = new ScrapeRenderer(deps.config, scrapePolicy);
   app.addHook('onClose', () => renderer.close());
+  // Scrape answers for maxAge, in the store; its sweep stops before the store closes.
+  const scrapeCache = new ScrapeCache(deps.store, deps.config.QUIRE_SCRAPE_CACHE_MB * 2 ** 20, (err) =>
+    app.log.warn({ err }, 'scrape cache sweep failed'),
+  );
+  app.addHook('onClose', () => scrapeCache.close());
 
   app.register(healthRoutes);
   // Screenshots and PDFs of scrapes, at unguessable URLs that expire: no key, as upstream's storage.
@@ -235,6 +241,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       policy: scrapePolicy,
       renderer,
       config: deps.config,
+      cache: scrapeCache,
     });
     v2.register(crawlPreviewRoutes, { model, uploads: deps.uploads, policy: scrapePolicy });
     // Upstream serves every session route under both names (behaviour doc §7).

@@ -218,11 +218,16 @@ export const scrapeBodySchema = parseOptionsSchema
       .describe('Steps run on the rendered page before it is read.'),
     lockdown: z.boolean({ error: 'must be true or false' }).optional(),
     fastMode: z.boolean({ error: 'must be true or false' }).optional(),
-    // No cache in this build: every scrape fetches, and nothing is stored (parse's rules, in scrape's words).
-    maxAge: parseOptionsSchema.shape.maxAge.describe(
-      'Accepted; this build keeps no cache, so every scrape fetches the page.',
-    ),
-    storeInCache: parseOptionsSchema.shape.storeInCache.describe('Accepted; this build keeps no cache.'),
+    // Scrape's own: parse's versions force 0 and false, since an upload is never cached.
+    maxAge: milliseconds
+      .default(limits.scrapeCacheDefaultMaxAgeMs)
+      .describe(
+        'Milliseconds a cached answer may be old to be returned instead of fetching (default two days); 0 always fetches.',
+      ),
+    storeInCache: z
+      .boolean({ error: 'must be true or false' })
+      .default(true)
+      .describe('Whether the answer is stored for later scrapes with maxAge.'),
   })
   .omit({ minAge: true })
   .describe('Scrape request');
@@ -247,7 +252,16 @@ export interface RenderSettings {
   actions: Action[];
 }
 
+/** How the scrape uses the cache (src/scrape/scrape-cache.ts), before zero data retention is applied. */
+export interface CacheSettings {
+  /** How old a cached answer may be, in ms; 0: never read from the cache. */
+  maxAge: number;
+  /** Whether a fresh answer is stored. */
+  store: boolean;
+}
+
 export interface ScrapeRequest {
+  cache: CacheSettings;
   /** The URL to fetch, with a scheme. */
   url: string;
   /** The URL as the caller wrote it, for `metadata.sourceURL` (upstream's unnormalised one). */
@@ -262,7 +276,7 @@ const notBuilt = 'is not available in this Quire build yet';
 
 /**
  * What this build cannot do, each named with why: a browser profile (scrapes render in a fresh
- * context), a cache's work (minAge, lockdown), a proxy pool's, and the formats not built.
+ * context), cached data only (minAge, lockdown), a proxy pool's, and the formats not built.
  * Refused rather than ignored, so that nobody takes a plain fetch for what they asked.
  */
 function refusals(raw: Record<string, unknown>): { code: 'SCRAPE_UNSUPPORTED_OPTIONS'; message: string }[] {
@@ -281,9 +295,13 @@ function refusals(raw: Record<string, unknown>): { code: 'SCRAPE_UNSUPPORTED_OPT
       'body.profile (a saved browser profile) is not available for scrape: each scrape renders in a fresh browser context; use an interact session for a profile',
     );
   if (raw.minAge !== undefined)
-    refuse('body.minAge asks for cached data only, and this Quire build keeps no cache');
+    refuse(
+      'body.minAge asks for cached data only, which this Quire build does not serve (maxAge is supported)',
+    );
   if (raw.lockdown === true)
-    refuse('body.lockdown asks for cached data only, and this Quire build keeps no cache');
+    refuse(
+      'body.lockdown asks for cached data only, which this Quire build does not serve (maxAge is supported)',
+    );
   if (typeof raw.proxy === 'string' && raw.proxy !== 'basic' && raw.proxy !== 'auto')
     refuse(
       `body.proxy "${raw.proxy}" is not available: Quire fetches directly from this host, so only "basic" and "auto" are supported`,
@@ -320,11 +338,14 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
   }
   const parsed = scrapeBodySchema.safeParse(raw);
   if (!parsed.success) throw validationError('body', parsed.error, raw);
-  const { url, location: where, lockdown: _lockdown, formats, ...rest } = parsed.data;
+  const { url, location: where, lockdown: _lockdown, formats, maxAge, storeInCache, ...rest } = parsed.data;
   const shots = formats.filter((f): f is z.output<typeof screenshotFormat> => f.type === 'screenshot');
   if (shots.length > 1) throw badRequest('body.formats may name screenshot once');
   const options: ParseOptions = {
     ...rest,
+    // The conversion caches nothing itself, as for a parse; the route keeps them in `cache`.
+    maxAge: 0,
+    storeInCache: false,
     formats: formats.filter(
       (f): f is ParseOptions['formats'][number] => !screenshotFormat.safeParse(f).success,
     ),
@@ -338,6 +359,7 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
   const waitFor = rest.waitFor ?? 0;
   const mobile = rest.mobile ?? false;
   return {
+    cache: { maxAge, store: storeInCache },
     url,
     sourceURL: given,
     fetch: {

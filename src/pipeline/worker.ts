@@ -14,6 +14,8 @@ export interface EnvelopeMetadata {
   scrapeId: string;
   concurrencyLimited: boolean;
   concurrencyQueueDurationMs?: number;
+  /** A scrape that looked in the cache and found nothing (src/scrape/scrape-cache.ts). */
+  cacheState?: 'miss';
 }
 
 /** What the worker adds to the document's own metadata: the envelope, and what it cost. */

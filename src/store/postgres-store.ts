@@ -14,6 +14,7 @@ import {
   MIN_ID_PREFIX,
   type Reservation,
   revokeTarget,
+  type ScrapeCacheEntry,
   type SessionRecord,
   type SessionStatus,
   type SessionTokenHashes,
@@ -327,6 +328,42 @@ export class PostgresStore implements Store {
       [team, profileName],
     );
     return rowCount === 1;
+  }
+
+  async getScrapeCache(
+    key: string,
+    cachedSince: string,
+    now: string,
+  ): Promise<Pick<ScrapeCacheEntry, 'body' | 'cachedAt'> | undefined> {
+    const { rows } = await this.pool.query<{ body: Buffer; cached_at: Date }>(
+      'SELECT body, cached_at FROM scrape_cache WHERE key = $1 AND cached_at >= $2 AND expires_at > $3',
+      [key, cachedSince, now],
+    );
+    const row = rows[0];
+    return row && { body: row.body, cachedAt: row.cached_at.toISOString() };
+  }
+
+  async putScrapeCache(e: ScrapeCacheEntry, capBytes: number): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO scrape_cache (key, team, url, body, bytes, cached_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes,
+         cached_at = excluded.cached_at, expires_at = excluded.expires_at`,
+      [e.key, e.team, e.url, e.body, e.body.length, e.cachedAt, e.expiresAt],
+    );
+    await this.purgeScrapeCache(new Date().toISOString());
+    // The newest entries whose sizes add up to the cap stay; older ones go. Processes writing at
+    // once may each delete a little more than needed, never leave the cache far past it.
+    await this.pool.query(
+      `DELETE FROM scrape_cache WHERE key IN (
+         SELECT key FROM (SELECT key, sum(bytes) OVER (ORDER BY cached_at DESC, key DESC) AS kept FROM scrape_cache) t
+         WHERE kept > $1)`,
+      [capBytes],
+    );
+  }
+
+  async purgeScrapeCache(now: string): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM scrape_cache WHERE expires_at <= $1', [now]);
+    return rowCount ?? 0;
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,7 @@ import {
   MIN_ID_PREFIX,
   type Reservation,
   revokeTarget,
+  type ScrapeCacheEntry,
   type SessionRecord,
   type SessionStatus,
   type SessionTokenHashes,
@@ -87,6 +88,18 @@ const migrations: readonly string[] = [
      credits INTEGER CHECK (credits >= 0)
    );
    CREATE INDEX audit_events_at ON audit_events(at);`,
+  // Scrape answers kept for maxAge (PostgreSQL's 003_scrape_cache.sql).
+  `CREATE TABLE scrape_cache (
+     key TEXT PRIMARY KEY,
+     team TEXT NOT NULL,
+     url TEXT NOT NULL,
+     body BLOB NOT NULL,
+     bytes INTEGER NOT NULL,
+     cached_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE INDEX scrape_cache_age ON scrape_cache(cached_at, bytes);
+   CREATE INDEX scrape_cache_expires ON scrape_cache(expires_at);`,
 ];
 
 /** SQLite has no booleans: 1 and 0. */
@@ -378,6 +391,41 @@ export class SqliteStore implements Store {
       )
       .get(team, profileName);
     return row !== undefined;
+  }
+
+  async getScrapeCache(
+    key: string,
+    cachedSince: string,
+    now: string,
+  ): Promise<Pick<ScrapeCacheEntry, 'body' | 'cachedAt'> | undefined> {
+    // ISO strings from toISOString(): text order is time order.
+    const row = this.db
+      .prepare('SELECT body, cached_at FROM scrape_cache WHERE key = ? AND cached_at >= ? AND expires_at > ?')
+      .get(key, cachedSince, now) as { body: Uint8Array; cached_at: string } | undefined;
+    return row && { body: Buffer.from(row.body), cachedAt: row.cached_at };
+  }
+
+  async putScrapeCache(e: ScrapeCacheEntry, capBytes: number): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO scrape_cache (key, team, url, body, bytes, cached_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes,
+           cached_at = excluded.cached_at, expires_at = excluded.expires_at`,
+      )
+      .run(e.key, e.team, e.url, e.body, e.body.length, e.cachedAt, e.expiresAt);
+    await this.purgeScrapeCache(new Date().toISOString());
+    // The newest entries whose sizes add up to the cap stay; older ones go.
+    this.db
+      .prepare(
+        `DELETE FROM scrape_cache WHERE key IN (
+           SELECT key FROM (SELECT key, sum(bytes) OVER (ORDER BY cached_at DESC, key DESC) AS kept FROM scrape_cache)
+           WHERE kept > ?)`,
+      )
+      .run(capBytes);
+  }
+
+  async purgeScrapeCache(now: string): Promise<number> {
+    return Number(this.db.prepare('DELETE FROM scrape_cache WHERE expires_at <= ?').run(now).changes);
   }
 
   async close(): Promise<void> {

@@ -239,6 +239,19 @@ export function withKeyedTeams(stored: TeamSettings[], keyed: { team: string }[]
   return [...byName.values()].sort((a, b) => (a.team < b.team ? -1 : a.team > b.team ? 1 : 0));
 }
 
+/** A scrape's answer kept for later scrapes with maxAge (src/scrape/scrape-cache.ts). */
+export interface ScrapeCacheEntry {
+  /** SHA-256 (hex) of the team, the URL and the options that shape the answer. */
+  key: string;
+  team: string;
+  url: string;
+  /** The answer's JSON, compressed. */
+  body: Buffer;
+  cachedAt: string;
+  /** When it may no longer be served: the retention bound, or sooner when it holds capture URLs. */
+  expiresAt: string;
+}
+
 /** The outcome of taking credits before a request: taken, too few, or the team has no balance. */
 export type Reservation = 'taken' | 'short' | 'unlimited';
 
@@ -285,5 +298,18 @@ export interface Store {
   markSessionDestroyed(id: string, closedAt: string, reason: string): Promise<boolean>;
   /** Whether an active session of the team uses the named profile. */
   profileInUse(team: string, profileName: string): Promise<boolean>;
+  /** The entry under `key` stored at or after `cachedSince` and still servable at `now`. */
+  getScrapeCache(
+    key: string,
+    cachedSince: string,
+    now: string,
+  ): Promise<Pick<ScrapeCacheEntry, 'body' | 'cachedAt'> | undefined>;
+  /**
+   * Store (or replace) an entry; then delete entries past their end, and the oldest until the
+   * bodies together take at most `capBytes`.
+   */
+  putScrapeCache(entry: ScrapeCacheEntry, capBytes: number): Promise<void>;
+  /** Delete cache entries past their end at `now`; how many went. */
+  purgeScrapeCache(now: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { type ScrapeRequest, validateScrapeBody } from '../../options/scrape-options.ts';
@@ -12,6 +12,7 @@ import { pageInput } from '../../scrape/page-input.ts';
 import { isAppShell } from '../../scrape/render/needs-render.ts';
 import { type RenderedPage, renderPage } from '../../scrape/render/render-page.ts';
 import type { ScrapeRenderer } from '../../scrape/render/renderer.ts';
+import { type CacheHit, type CachePlan, cachePlan, type ScrapeCache } from '../../scrape/scrape-cache.ts';
 import { type ResolveAll, systemResolve, vettedAddress } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 import {
@@ -31,6 +32,7 @@ export interface ScrapeRouteDeps extends ConvertDeps {
   resolveAll?: ResolveAll;
   renderer: ScrapeRenderer;
   config: Config;
+  cache: ScrapeCache;
 }
 
 /** What the conversion reads: the fetched bytes, or the rendered DOM with the origin's own type in its metadata. */
@@ -89,6 +91,43 @@ async function pageOf(
   return { input: pageInput(scrape.sourceURL, page) };
 }
 
+/** The cached answer for the plan, if any; a cache that cannot be read is a miss, never a failed scrape. */
+async function cachedAnswer(
+  deps: ScrapeRouteDeps,
+  plan: CachePlan,
+  sourceURL: string,
+  log: FastifyBaseLogger,
+): Promise<CacheHit | undefined> {
+  try {
+    return await deps.cache.get(plan, sourceURL);
+  } catch (err) {
+    log.warn({ err }, 'scrape cache not read');
+    return undefined;
+  }
+}
+
+/**
+ * Whether a fresh answer may be kept: only the origin's 2xx pages, so that a passing 404 or 500
+ * does not stand in for the page for days (upstream's index, holding several entries per URL,
+ * skips back to the newest 2xx one; this cache holds one). An answer whose model step failed
+ * (summary, json or redactPII with a warning) is fetched again rather than kept with its gap.
+ */
+function cacheWorthy(
+  deps: ScrapeRouteDeps,
+  scrape: ScrapeRequest,
+  status: number | undefined,
+  body: Buffer,
+): boolean {
+  if (status === undefined || status < 200 || status > 299) return false;
+  const modelShaped =
+    deps.model !== undefined &&
+    (scrape.options.formats.some((f) => f.type === 'summary' || f.type === 'json') ||
+      scrape.options.redactPII !== false);
+  if (!modelShaped) return true;
+  const answer = JSON.parse(body.toString('utf8')) as { data?: { warning?: unknown } };
+  return answer.data?.warning === undefined;
+}
+
 /**
  * POST /v2/scrape: fetch the URL over HTTP(S), then convert what came back exactly as an upload of
  * it would be (the same detection, worker pool and answer), with the page's own addresses and
@@ -110,6 +149,25 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
     reply.raw.once('close', hold.releaseAll);
     // Before anything is fetched; given back unless the scrape answers.
     const credit = await reserveCredits(deps.credits, request);
+    const base = publicBase(deps.config, request).http;
+    const plan = deps.cache.enabled
+      ? cachePlan(request.principal!.team, scrape, options.zeroDataRetention, {
+          model: deps.config.QUIRE_LLM_BASE_URL
+            ? `${deps.config.QUIRE_LLM_BASE_URL} ${deps.config.QUIRE_LLM_MODEL}`
+            : undefined,
+          captureBase: base,
+        })
+      : undefined;
+    const hit = plan && (await cachedAnswer(deps, plan, scrape.sourceURL, request.log));
+    if (hit) {
+      try {
+        await credit.settle(hit.creditsUsed);
+      } finally {
+        await credit.release();
+      }
+      reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+      return hit.body;
+    }
     const clock = deadline(options.timeout, 'scrape', request.raw.socket);
     let body: Buffer;
     try {
@@ -117,25 +175,33 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
       const { input, rendered } = await pageOf(scrape, deps, context, clock);
       const origin = input.origin!;
       request.audit.bytes = input.file.bytes.length;
-      body = await convertToAnswer(deps, request, input, options, clock, credit).catch((error: unknown) => {
-        throw error instanceof ApiError && error.code === 'UNSUPPORTED_FILE_TYPE'
-          ? new ApiError(
-              400,
-              'SCRAPE_UNSUPPORTED_FILE_ERROR',
-              `${origin.url} returned ${origin.contentType ? `"${origin.contentType}"` : 'no Content-Type'}, which Quire cannot convert: ${error.message}`,
-            )
-          : error;
-      });
+      // Upstream reports cacheState only when the cache was looked in (not for maxAge 0).
+      const extra = plan && plan.maxAge > 0 ? { cacheState: 'miss' as const } : {};
+      body = await convertToAnswer(deps, request, input, options, clock, credit, extra).catch(
+        (error: unknown) => {
+          throw error instanceof ApiError && error.code === 'UNSUPPORTED_FILE_TYPE'
+            ? new ApiError(
+                400,
+                'SCRAPE_UNSUPPORTED_FILE_ERROR',
+                `${origin.url} returned ${origin.contentType ? `"${origin.contentType}"` : 'no Content-Type'}, which Quire cannot convert: ${error.message}`,
+              )
+            : error;
+        },
+      );
       if (rendered) {
-        const extra = await deps.renderer.answerFields(
-          rendered,
-          options.zeroDataRetention,
-          publicBase(deps.config, request).http,
-        );
+        const fields = await deps.renderer.answerFields(rendered, options.zeroDataRetention, base);
         // The worker's body ends with the data object's and the envelope's closing braces.
         if (body.subarray(-2).toString() !== '}}')
           throw new Error('the answer does not end with its data object');
-        if (extra) body = Buffer.concat([body.subarray(0, body.length - 2), Buffer.from(`,${extra}}}`)]);
+        if (fields) body = Buffer.concat([body.subarray(0, body.length - 2), Buffer.from(`,${fields}}}`)]);
+      }
+      if (plan?.write && cacheWorthy(deps, scrape, origin.statusCode, body)) {
+        // Screenshots served by Quire expire after 24 hours; data URLs do not.
+        const captureUrls = rendered?.screenshot !== undefined && deps.config.QUIRE_SCRAPE_CAPTURES === 'url';
+        // A cache that fails (its store unreachable) costs the next scrape a fetch, not this answer.
+        await deps.cache
+          .put(plan, body, captureUrls)
+          .catch((err: unknown) => request.log.warn({ err }, 'scrape answer not cached'));
       }
     } catch (error) {
       // A site's failure is not Quire's: answered here and logged as information, not as a server
