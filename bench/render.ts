@@ -10,10 +10,11 @@ import { quireSpec, startServer, stopServer } from './load.ts';
 import { browserMemory, type Memory } from './sessions.ts';
 import { nowMs, ratio } from './stats.ts';
 
-// Rendered scrapes: pages per second through POST /v2/scrape for app shells (plain fetch, the
-// app-shell rule, a render in the pool, conversion to Markdown), against the bare minimum over the
-// same loopback pages: one Chromium driven by puppeteer-core, a context per page, load, the same
-// network-quiet wait, page.content(), at the same concurrency; and the pool's memory.
+// Scrapes: pages per second through POST /v2/scrape for app shells (plain fetch, the app-shell
+// rule, a render in the pool, conversion to Markdown) and for static pages (plain fetch and
+// conversion, no browser), each against the bare minimum over the same loopback pages: one
+// Chromium driven by puppeteer-core, a context per page, load, the same network-quiet wait,
+// page.content(), at the same concurrency; and the pool's memory.
 
 const chromiumPath = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const apiKey = 'bench-key';
@@ -23,18 +24,32 @@ export interface RenderResult {
   concurrency: number;
   quirePagesPerS: number | null;
   peerPagesPerS: number | null;
+  /** The same for static pages: Quire fetches and converts them without a browser. */
+  quireStaticPagesPerS: number | null;
+  peerStaticPagesPerS: number | null;
   /** The render browser's processes after the run (RSS and PSS summed over its process group). */
   poolMemory: Memory | null;
   error: string | null;
 }
 
-/** An app shell: nothing but a root and a script that writes an article and fetches a paragraph. */
+/**
+ * App shells at /p/<n>: nothing but a root and a script that writes an article and fetches a
+ * paragraph. Static pages at /s/<n>: the same article in the HTML.
+ */
 function site(): Promise<http.Server> {
   const paragraph =
     'Tide tables are computed from harmonic constituents, each a sine wave with its own period, amplitude and phase, fitted to years of readings at a gauge.';
   const server = http.createServer((req, res) => {
     if (req.url?.startsWith('/text')) {
       res.writeHead(200, { 'content-type': 'text/plain' }).end(paragraph);
+      return;
+    }
+    if (req.url?.startsWith('/s/')) {
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><html><head><title>Page</title></head><body><article><h1>Page ${req.url}</h1>${`<p>${paragraph}</p>`.repeat(13)}</article></body></html>`,
+        );
       return;
     }
     res
@@ -65,7 +80,8 @@ async function timed(
   return (nowMs() - t0) / 1000;
 }
 
-async function bareLoop(base: string, pages: number, concurrency: number): Promise<number> {
+/** Pages per second of the bare loop over `${base}/<kind>/<n>`. */
+async function bareLoop(base: string, kind: 'p' | 's', pages: number, concurrency: number): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-render-peer-'));
   const browser: Browser = await puppeteer.launch({
     executablePath: chromiumPath,
@@ -78,7 +94,7 @@ async function bareLoop(base: string, pages: number, concurrency: number): Promi
       const context = await browser.createBrowserContext();
       try {
         const page = await context.newPage();
-        await page.goto(`${base}/p/${i}`, { waitUntil: 'load' });
+        await page.goto(`${base}/${kind}/${i}`, { waitUntil: 'load' });
         await page
           .waitForNetworkIdle({
             idleTime: limits.renderNetworkIdleMs,
@@ -122,6 +138,8 @@ export async function runRenderBench(
     ...opts,
     quirePagesPerS: null,
     peerPagesPerS: null,
+    quireStaticPagesPerS: null,
+    peerStaticPagesPerS: null,
     poolMemory: null,
     error: null,
   };
@@ -137,26 +155,30 @@ export async function runRenderBench(
       }),
     );
     const quire = server.base;
-    const scrape = async (i: number) => {
+    const scrapeOf = (kind: 'p' | 's') => async (i: number) => {
       const res = await fetch(`${quire}/v2/scrape`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `${base}/p/${i}`, timeout: 120_000 }),
+        body: JSON.stringify({ url: `${base}/${kind}/${i}`, timeout: 120_000 }),
       });
       const body = (await res.json()) as { data?: { markdown?: string } };
       if (!body.data?.markdown?.includes('Tide tables'))
-        throw new Error(`scrape ${i}: ${JSON.stringify(body).slice(0, 300)}`);
+        throw new Error(`scrape ${kind}/${i}: ${JSON.stringify(body).slice(0, 300)}`);
     };
-    log('render: Quire, first scrape (starts the browser)');
-    await scrape(-1);
+    log('render: Quire, first scrapes (start the browser)');
+    await scrapeOf('p')(-1);
+    await scrapeOf('s')(-1);
     log(`render: Quire, ${opts.pages} app shells at ${opts.concurrency} at once`);
-    result.quirePagesPerS = opts.pages / (await timed(opts.pages, opts.concurrency, scrape));
+    result.quirePagesPerS = opts.pages / (await timed(opts.pages, opts.concurrency, scrapeOf('p')));
+    log(`render: Quire, ${opts.pages} static pages at ${opts.concurrency} at once`);
+    result.quireStaticPagesPerS = opts.pages / (await timed(opts.pages, opts.concurrency, scrapeOf('s')));
     const pid = renderBrowserPid(dataDir);
     result.poolMemory = pid === undefined ? null : browserMemory(pid);
     await stopServer(server);
     server = undefined;
     log('render: bare puppeteer-core loop');
-    result.peerPagesPerS = await bareLoop(base, opts.pages, opts.concurrency);
+    result.peerPagesPerS = await bareLoop(base, 'p', opts.pages, opts.concurrency);
+    result.peerStaticPagesPerS = await bareLoop(base, 's', opts.pages, opts.concurrency);
   } catch (error) {
     result.error = (error as Error).message;
   } finally {
@@ -170,12 +192,13 @@ export async function runRenderBench(
 export function renderSection(r: RenderResult): string[] {
   const rate = (x: number | null) => (x == null ? '—' : x.toFixed(2));
   return [
-    '## Rendered scrapes',
+    '## Scrapes: rendered and static pages',
     '',
-    `${r.pages} app shells (an empty root and a script that writes the article and fetches one more paragraph) served on loopback, ` +
-      `${r.concurrency} at a time, after one warm-up each. Quire: POST /v2/scrape with the default options (plain fetch, the app-shell rule, ` +
-      'a render in the pool at nice 10, Markdown conversion). Bare loop: puppeteer-core launching the same Chromium, a context per page, ' +
-      'load, the same network-quiet wait, page.content(), at normal priority, with no fetch before and no conversion after.',
+    `${r.pages} app shells (an empty root and a script that writes the article and fetches one more paragraph) and ${r.pages} static pages ` +
+      `(the same article in the HTML) served on loopback, ${r.concurrency} at a time, after one warm-up each. Quire: POST /v2/scrape with the ` +
+      'default options (plain fetch, the app-shell rule, for app shells a render in the pool at nice 10, Markdown conversion; static pages ' +
+      'never reach the browser). Bare loop: puppeteer-core launching the same Chromium, a context per page, load, the same network-quiet ' +
+      'wait, page.content(), at normal priority, with no fetch before and no conversion after, for both kinds of page.',
     '',
     table(
       ['', 'Quire', 'Bare puppeteer-core', 'Quire / bare'],
@@ -185,6 +208,12 @@ export function renderSection(r: RenderResult): string[] {
           rate(r.quirePagesPerS),
           rate(r.peerPagesPerS),
           fmtRatio(ratio(r.quirePagesPerS, r.peerPagesPerS)),
+        ],
+        [
+          'Static pages per second',
+          rate(r.quireStaticPagesPerS),
+          rate(r.peerStaticPagesPerS),
+          fmtRatio(ratio(r.quireStaticPagesPerS, r.peerStaticPagesPerS)),
         ],
       ],
     ),
