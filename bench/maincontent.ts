@@ -22,8 +22,8 @@ const execFileAsync = promisify(execFile);
 //   recall against a full reference text (score-maincontent.mjs), overall and per page type.
 
 /** The old set's folder, which is also the scorer's format name for its cases. */
-const oldFolder = 'maincontent';
-const modernFolder = 'maincontent-modern';
+export const oldFolder = 'maincontent';
+export const modernFolder = 'maincontent-modern';
 const modernScorer = path.resolve(path.dirname(scorerPath), 'score-maincontent.mjs');
 
 /**
@@ -34,7 +34,7 @@ const modernScorer = path.resolve(path.dirname(scorerPath), 'score-maincontent.m
 const pageTiming = { runs: 3, warmup: 'once' } as const;
 
 /** A converter that reads HTML, run on main-content pages (the old set scores them as their own "format"). */
-function onPages(tool: Tool, format: string, label = tool.label, how = tool.how): Tool {
+export function onPages(tool: Tool, format: string, label = tool.label, how = tool.how): Tool {
   return {
     ...tool,
     ...pageTiming,
@@ -45,7 +45,7 @@ function onPages(tool: Tool, format: string, label = tool.label, how = tool.how)
   };
 }
 
-const quireHow = 'in-process `parseDocument`, default options (`onlyMainContent` on)';
+export const quireHow = 'in-process `parseDocument`, default options (`onlyMainContent` on)';
 
 interface OldResult {
   tool: Tool;
@@ -56,7 +56,7 @@ interface OldResult {
 }
 
 /** The modern set's scorer output for one tool (score-maincontent.mjs --json; fractions 0-1). */
-interface ModernSummary {
+export interface ModernSummary {
   pages: number;
   failed: number;
   empty: number;
@@ -84,7 +84,7 @@ export interface MainContentResult {
 const medianOfRun = (run: ToolRun) => median(Object.values(run.timings));
 
 /** The modern set's pages, unzipped up front so that no timing includes it. */
-function modernCases(dir: string): Case[] {
+export function modernCases(dir: string): Case[] {
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.html.gz'))
@@ -102,7 +102,7 @@ function modernCases(dir: string): Case[] {
     });
 }
 
-function pageTypes(dir: string): Map<string, string> {
+export function pageTypes(dir: string): Map<string, string> {
   const types = new Map<string, string>();
   const tsv = path.join(dir, 'pages.tsv');
   if (!fs.existsSync(tsv)) return types;
@@ -113,7 +113,7 @@ function pageTypes(dir: string): Map<string, string> {
   return types;
 }
 
-async function scoreModern(dir: string, runs: ToolRun[]): Promise<Record<string, ModernSummary>> {
+export async function scoreModern(dir: string, runs: ToolRun[]): Promise<Record<string, ModernSummary>> {
   const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-mc-')), 'scores.json');
   try {
     await execFileAsync(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { corpusDir, corpusFile, parse, useServer } from './helpers/server.ts';
 
 /** Words only, lower-cased: Markdown syntax and escapes do not hide a snippet. */
@@ -139,6 +140,35 @@ const furniture = [
   'Write to the author',
 ];
 
+/**
+ * An article whose body ends with cards of more articles (a thumbnail, a title that is a link,
+ * a line of summary), beside a directory of links that belongs to the text (titles that are
+ * links, a line about each, no pictures).
+ */
+const teaserArticle = `<!doctype html><html><head><title>Rain gardens</title></head><body>
+  <nav class="menu"><a href="/">Home</a> <a href="/guides">Guides</a></nav>
+  <main><article><h1>Planting a rain garden</h1>
+    ${['drainage', 'native plants', 'mulch', 'overflow', 'upkeep'].map(paragraph).join('\n')}
+    <h2>Groups that help</h2>
+    <div class="grid">${['Clearwater Trust', 'Brookside Volunteers', 'Green Streets Fund']
+      .map(
+        (name) =>
+          `<div class="cell"><h4><a href="https://example.org/${name.length}">${name}</a></h4><p>${name} plants rain gardens with neighbours and lends tools for free.</p></div>`,
+      )
+      .join('')}</div>
+    <h2>More guides</h2>
+    <ul class="cards">${['Compost in a small yard', 'Saving seeds from tomatoes', 'Pruning old apple trees']
+      .map(
+        (title, i) =>
+          `<li class="card"><a href="/g/${i}"><img src="/t/${i}.jpg" alt=""></a><p class="label">Guide</p><h3><a href="/g/${i}">${title}</a></h3><p>A short guide for beginners, with pictures and a checklist.</p></li>`,
+      )
+      .join('')}</ul>
+  </article></main></body></html>`;
+
+/** Words of a Markdown text or a reference, lower-cased, Markdown syntax and link targets left out. */
+const wordsOf = (s: string) =>
+  words(s.replace(/!\[[^\]]*\]\([^)]*\)/g, ' ').replace(/\]\([^)]*\)/g, ' ')).split(' ');
+
 describe('onlyMainContent on real pages', () => {
   const server = useServer();
   const markdownOf = async (file: { bytes: Uint8Array | string; filename: string }, options?: unknown) => {
@@ -165,6 +195,43 @@ describe('onlyMainContent on real pages', () => {
     for (const topic of ['soil', 'frost', 'mulch', 'seeds', 'light'])
       assert.match(md, new RegExp(`about ${topic} is`));
     assert.doesNotMatch(md, /Spring pruning guide|Subscribe to our newsletter|Theme by|Archive/);
+  });
+
+  it('drops cards of other pages (picture, linked title, summary) after an article, not a directory of links', async () => {
+    const md = await markdownOf({ bytes: teaserArticle, filename: 'teasers.html' });
+    assert.match(md, /^# Planting a rain garden$/m);
+    assert.match(md, /about upkeep is running prose/);
+    for (const name of ['Clearwater Trust', 'Brookside Volunteers', 'Green Streets Fund'])
+      assert.match(md, new RegExp(`^#### \\[${name}\\]\\(`, 'm'));
+    assert.match(md, /^## Groups that help$/m);
+    assert.doesNotMatch(
+      md,
+      /More guides|Compost in a small yard|Saving seeds|Pruning old apple|for beginners/,
+    );
+  });
+
+  // A real article from the modern main-content set, whose body ends with cards of the site's
+  // other articles. The pages are third-party content kept as local test data
+  // (corpus/maincontent-modern/SOURCES.md): the test reads the page and its reference from the
+  // corpus and quotes neither.
+  const cardsPage = path.join(corpusDir, 'maincontent-modern', '0254.html.gz');
+  it('keeps a real article without the cards of other articles after it', {
+    skip: !fs.existsSync(cardsPage),
+  }, async () => {
+    const md = await markdownOf({
+      bytes: zlib.gunzipSync(fs.readFileSync(cardsPage)),
+      filename: 'page.html',
+    });
+    const reference = wordsOf(fs.readFileSync(cardsPage.replace(/\.gz$/, '.expected.txt'), 'utf8'));
+    const output = wordsOf(md);
+    const inReference = new Set(reference);
+    const kept = new Set(output);
+    const recall = reference.filter((w) => kept.has(w)).length / reference.length;
+    const precision = output.filter((w) => inReference.has(w)).length / output.length;
+    assert.ok(recall > 0.97, `recall ${recall}`);
+    // The cards' titles are links under headings: none is left.
+    assert.doesNotMatch(md, /^#+ \[/m);
+    assert.ok(precision > 0.97, `precision ${precision}`);
   });
 
   it('keeps every item of a listing page, where no container dominates', async () => {

@@ -163,6 +163,69 @@ function isAnnotatedList(el: Element): boolean {
   return entries >= MIN_ANNOTATED_ENTRIES;
 }
 
+/** Unlinked text a teaser holds besides its linked title: a label and a line or two of summary. */
+const MAX_TEASER_TEXT = 300;
+/**
+ * Elements a teaser holds at most: a card is a handful of blocks. The bound also keeps the
+ * look inside each card short, so that nested blocks are not walked again at every level.
+ */
+const MAX_TEASER_ELEMENTS = 100;
+
+/**
+ * A teaser of another page: a card with a thumbnail, a heading that is a link (the other
+ * page's title) and at most a short summary of its own.
+ */
+function isTeaser(el: Element, stats: Map<Element, NodeStats>): boolean {
+  const s = stats.get(el)!;
+  if (s.end - s.order > MAX_TEASER_ELEMENTS || s.text - s.linkText > MAX_TEASER_TEXT) return false;
+  if (!holdsImage(el)) return false;
+  const stack = [el];
+  while (stack.length > 0)
+    for (const child of stack.pop()!.children) {
+      if (child.type !== 'element') continue;
+      if (HEADING_TAGS.has(child.tagName)) {
+        const h = stats.get(child)!;
+        return h.text > 0 && linkDensity(h) >= ONLY_LINK;
+      }
+      stack.push(child);
+    }
+  return false;
+}
+
+/**
+ * A run of teasers ("Related articles", "More from", course and product cards): a block whose
+ * every child is a teaser, enough of them to make a run. Only cards whose titles are links
+ * count (cards of a recipe or a feature grid have plain headings), and only cards with a
+ * picture: a directory of links with a line about each has none.
+ */
+function isTeaserRun(el: Element, stats: Map<Element, NodeStats>): boolean {
+  let items = 0;
+  for (const child of el.children) {
+    if (child.type !== 'element') continue;
+    if (!isTeaser(child, stats)) return false;
+    items++;
+  }
+  return items >= RUN_LENGTH;
+}
+
+/**
+ * Share of the content's text above which its teaser runs are what the page is about (a
+ * collection, a blog's front page), not cards after an article.
+ */
+const MAX_TEASER_SHARE = 0.25;
+
+/** The outermost teaser runs inside the content. */
+function teaserRunsIn(nodes: Element[], stats: Map<Element, NodeStats>): Set<Element> {
+  const runs = new Set<Element>();
+  const stack = [...nodes];
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    if (isTeaserRun(el, stats)) runs.add(el);
+    else for (const child of el.children) if (child.type === 'element') stack.push(child);
+  }
+  return runs;
+}
+
 /** Whether a block inside the content is boilerplate: a share bar, a comment section, a link list. */
 function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolean): boolean {
   const { contentText, stats, lenient } = context;
@@ -194,6 +257,7 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolea
   // A list whose entries each say something before their link (a date, a source) annotates
   // its links: press coverage, references, downloads.
   if (list && isAnnotatedList(el)) return false;
+  if (context.teasers.has(el)) return true;
   // Link lists (related stories, tag clouds, pagination): mostly links, little prose.
   if (density > 0.5 && s.commas < 10) return !holdsSentence(el, stats);
   if (list && density > 0.35 && s.commas < 5) return true;
@@ -214,13 +278,18 @@ export function boilerplateIn(
   let contentText = 0;
   for (const n of nodes) contentText += stats.get(n)!.text;
   const groups = [header, ...nodes.map((n) => n.children)];
-  const strict = findBoilerplate(groups, { contentText, stats, prose, lenient: false });
+  // Cards of other pages go when they are an appendix to the content, not when they are most of it.
+  let teasers = teaserRunsIn(nodes, stats);
+  let teaserText = 0;
+  for (const run of teasers) teaserText += stats.get(run)!.text;
+  if (teaserText > contentText * MAX_TEASER_SHARE) teasers = new Set();
+  const strict = findBoilerplate(groups, { contentText, stats, prose, lenient: false, teasers });
   let removed = 0;
   for (const n of strict) if (n.type === 'element') removed += stats.get(n)!.text;
   // Class words alone would take most of the text away: on forums and Q&A pages the posts are
   // named "comment" and are the content. Trust only the structural evidence then.
   if (removed <= contentText * CONTENT_SHARE) return strict;
-  return findBoilerplate(groups, { contentText, stats, prose, lenient: true });
+  return findBoilerplate(groups, { contentText, stats, prose, lenient: true, teasers });
 }
 
 interface Context {
@@ -229,6 +298,8 @@ interface Context {
   prose: Map<Element, number>;
   /** Whether negative class/id words alone are not enough to remove a block. */
   lenient: boolean;
+  /** Runs of teasers to remove: cards of other pages after the content. */
+  teasers: Set<Element>;
 }
 
 /** Judges each group of sibling nodes, then the children of what it keeps. */
