@@ -87,7 +87,7 @@ async function readDocument(
   mode: Mode,
   maxPages: number | undefined,
 ): Promise<DocumentRead> {
-  const { task, doc } = await openPdf(pdfjs, bytes, mode);
+  const { doc, close } = await openPdf(pdfjs, bytes, mode);
   try {
     const metadata = await readMetadata(pdfjs, doc);
     const total = doc.numPages;
@@ -106,7 +106,7 @@ async function readDocument(
       );
     return { pages, failed: failed.length, ocrPages, ocrFailed, oversizedStreams, count, total, metadata };
   } finally {
-    await task.destroy().catch(() => {});
+    await close();
   }
 }
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
+import { DirectPort } from './direct-port.ts';
 import type { Mode } from './page-pipeline.ts';
 import { installWholeInflate } from './whole-inflate.ts';
 
@@ -24,6 +25,29 @@ export function loadPdfJs(): Promise<PdfJs> {
 
 function pdfjsRoot(): string {
   return path.dirname(fileURLToPath(import.meta.resolve('pdfjs-dist/package.json')));
+}
+
+/** pdf.js's worker half: the part of its module Quire calls (pdf.js ships no types for it). */
+interface WorkerHalf {
+  WorkerMessageHandler: { initializeFromPort(port: DirectPort): void };
+}
+
+let workerHalf: Promise<WorkerHalf> | undefined;
+
+/** The module pdf.js's fake worker loads (the same file, so the same instance). */
+function loadWorkerHalf(): Promise<WorkerHalf> {
+  workerHalf ??= import(pathToFileURL(path.join(pdfjsRoot(), 'legacy/build/pdf.worker.mjs')).href);
+  return workerHalf;
+}
+
+/** pdf.js's two halves joined in this thread by a DirectPort rather than its copying fake worker. */
+async function directWorker(pdfjs: PdfJs): Promise<InstanceType<PdfJs['PDFWorker']>> {
+  const { WorkerMessageHandler } = await loadWorkerHalf();
+  const port = new DirectPort();
+  WorkerMessageHandler.initializeFromPort(port);
+  // Typed as a browser Worker, whose messaging part is all pdf.js uses of it.
+  type WorkerPort = NonNullable<NonNullable<ConstructorParameters<PdfJs['PDFWorker']>[0]>['port']>;
+  return new pdfjs.PDFWorker({ port: port as unknown as WorkerPort });
 }
 
 /**
@@ -65,6 +89,8 @@ export function oversizedImages(bytes: Uint8Array): number {
 export interface OpenedPdf {
   task: PDFDocumentLoadingTask;
   doc: PDFDocumentProxy;
+  /** Ends the document and the worker half it ran on. */
+  close(): Promise<void>;
 }
 
 /**
@@ -77,7 +103,9 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
   if (bytes.length === 0)
     throw new ConversionError('UNPARSABLE_DOCUMENT', 'The PDF file is empty (0 bytes).');
   const root = pdfjsRoot();
+  const worker = await directWorker(pdfjs);
   const task = pdfjs.getDocument({
+    worker,
     // pdf.js transfers (detaches) the buffer it gets; the caller's bytes stay intact.
     data: new Uint8Array(bytes),
     cMapUrl: `${root}/cmaps/`,
@@ -96,18 +124,23 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
     maxImageSize: mode === 'fast' ? 0 : limits.pdfImagePixels,
     verbosity: 0,
   });
+  // A worker passed in is the caller's to end.
+  const close = async () => {
+    await task.destroy().catch(() => {});
+    worker.destroy();
+  };
   let doc: PDFDocumentProxy;
   try {
     doc = await task.promise;
   } catch (err) {
-    await task.destroy().catch(() => {});
+    await close();
     throw openError(err);
   }
   if (mode === 'fast' && !facelessFonts(task)) {
-    await task.destroy().catch(() => {});
+    await close();
     throw new Error('pdf.js has no font loader where Quire expects one (see facelessFonts)');
   }
-  return { task, doc };
+  return { task, doc, close };
 }
 
 /** The part of pdf.js 6.5's loading task (pinned in package.json) that installs font faces. */

@@ -48,7 +48,7 @@ function startOf(id: number): Promise<boolean> {
 
 async function help(job: HelpJob): Promise<HelpReply> {
   const start = startOf(job.id);
-  const { task, doc } = await openPdf(pdfjs, job.bytes, job.mode);
+  const { doc, close } = await openPdf(pdfjs, job.bytes, job.mode);
   try {
     const state = { ...startState(job.mode), anchorLinks: await start };
     // The main thread may have read every page already and shut this thread out.
@@ -62,7 +62,7 @@ async function help(job: HelpJob): Promise<HelpReply> {
       result: await processPages(pdfjs, doc, takePages(job.shared, 'back'), state, job.mode),
     };
   } finally {
-    await task.destroy().catch(() => {});
+    await close();
   }
 }
 
