@@ -94,18 +94,14 @@ export interface OpenedPdf {
 }
 
 /**
- * Opens the bytes with pdf.js set up for a server: cMaps and standard fonts from the package
- * on disk (without them CJK text comes out empty), no font faces (only fast mode's fonts have no
- * glyph outlines either: the other modes may draw pages for OCR), nothing fetched. (pdf.js 6
- * no longer compiles code with eval, so there is no `isEvalSupported` to turn off.)
+ * pdf.js set up for a server: cMaps and standard fonts from the package on disk (without them
+ * CJK text comes out empty), no font faces (only fast mode's fonts have no glyph outlines
+ * either: the other modes may draw pages for OCR), nothing fetched. (pdf.js 6 no longer compiles
+ * code with eval, so there is no `isEvalSupported` to turn off.)
  */
-export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Promise<OpenedPdf> {
-  if (bytes.length === 0)
-    throw new ConversionError('UNPARSABLE_DOCUMENT', 'The PDF file is empty (0 bytes).');
+export function documentParams(bytes: Uint8Array, mode: Mode) {
   const root = pdfjsRoot();
-  const worker = await directWorker(pdfjs);
-  const task = pdfjs.getDocument({
-    worker,
+  return {
     // pdf.js transfers (detaches) the buffer it gets; the caller's bytes stay intact.
     data: new Uint8Array(bytes),
     cMapUrl: `${root}/cmaps/`,
@@ -123,7 +119,15 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
     // Fast mode never looks at images; with no size allowed pdf.js skips them undecoded.
     maxImageSize: mode === 'fast' ? 0 : limits.pdfImagePixels,
     verbosity: 0,
-  });
+  };
+}
+
+/** Opens the bytes with pdf.js (documentParams), its halves joined by a DirectPort. */
+export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Promise<OpenedPdf> {
+  if (bytes.length === 0)
+    throw new ConversionError('UNPARSABLE_DOCUMENT', 'The PDF file is empty (0 bytes).');
+  const worker = await directWorker(pdfjs);
+  const task = pdfjs.getDocument({ ...documentParams(bytes, mode), worker });
   // A worker passed in is the caller's to end.
   const close = async () => {
     await task.destroy().catch(() => {});
