@@ -61,7 +61,6 @@ export async function createApp(config: Config): Promise<App> {
     : undefined;
   // Role all without Redis is the embedded mode; loadConfig refuses the other roles without it.
   const pool: ConversionRunner = queue ?? local!;
-  const sessions = new SessionService(store, config);
   const teams = new TeamSettingsCache(store, {
     concurrency: config.QUIRE_TEAM_CONCURRENCY,
     ratePerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
@@ -69,6 +68,8 @@ export async function createApp(config: Config): Promise<App> {
   const teamLimit = async (team: string) => (await teams.get(team)).concurrency;
   // Limits a cluster's API processes share: team concurrency and rate, counted in Redis.
   const redis = config.QUIRE_REDIS_URL ? new Redis(config.QUIRE_REDIS_URL) : undefined;
+  // In a cluster, nodes find each other's sessions through Redis (sessions/cluster-nodes.ts).
+  const sessions = new SessionService(store, config, redis && { redis, prefix: config.QUIRE_REDIS_PREFIX });
   const concurrency: TeamConcurrency = redis
     ? await RedisTeamConcurrency.open(redis, config.QUIRE_REDIS_PREFIX, teamLimit)
     : new InProcessTeamConcurrency(teamLimit);
@@ -95,6 +96,11 @@ export async function createApp(config: Config): Promise<App> {
   queue?.useLogger(server.log);
   const worker = queue && local ? await startClusterWorker(config, local, server.log) : undefined;
   await sessions.start();
+  // Where the other nodes reach this one is known once it listens (PORT may be 0).
+  server.addHook('onListen', async () => {
+    const address = server.server.address();
+    if (address && typeof address === 'object') await sessions.listening(address.port);
+  });
   return {
     server,
     firstKey,

@@ -100,6 +100,12 @@ export const configSchema = z.object({
     os.hostname(),
     'Name of this node, recorded with each browser session it holds (default: the host name).',
   ),
+  QUIRE_NODE_URL: z
+    .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+    .default('')
+    .describe(
+      "Base URL (http://10.0.0.7:3002) at which the cluster's other API processes reach this one, to forward the requests for the browser sessions it holds; empty: http://HOST:port, with the machine's first non-loopback IPv4 address when HOST is 0.0.0.0 or ::.",
+    ),
   QUIRE_CHROMIUM_PATH: stringVar(
     '/usr/bin/chromium',
     'Chromium executable for interact sessions (the Debian chromium package).',

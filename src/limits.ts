@@ -516,6 +516,30 @@ export const limits = {
    */
   activityFlushMs: 2_000,
   /**
+   * How often a cluster node that holds sessions renews its entry in Redis (where other API
+   * processes find its address) and checks for nodes whose entry lapsed. A renewal is one SET.
+   */
+  nodeHeartbeatMs: 2_000,
+  /**
+   * Lifetime of a node's entry: six heartbeats, so only a node that is gone (or cut off from
+   * Redis, or stalled for 12 s) loses it, not one whose event loop was busy for a few seconds.
+   */
+  nodeTtlMs: 12_000,
+  /**
+   * How long a node's entry must stay missing, as seen by the node that checks, before its
+   * sessions are marked destroyed: a Redis restarted without persistence loses every entry at
+   * once, and each live node writes its own back within a heartbeat.
+   */
+  nodeLostAfterMs: 4_000,
+  /** Time to connect to the node holding a session, when a request is forwarded to it. */
+  nodeConnectMs: 5_000,
+  /**
+   * How old a forwarded request's signature may be (either way, for clocks that differ between
+   * machines); its nonce is remembered in Redis for twice this, so a captured request cannot be
+   * replayed.
+   */
+  forwardSkewMs: 60_000,
+  /**
    * Bytes a live viewer may have queued before frames to it are skipped, so one slow viewer
    * neither holds memory nor slows the others: about ten frames at the screencast's size.
    */

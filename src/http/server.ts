@@ -12,7 +12,7 @@ import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { EffectiveSettings, TeamSettingsCache } from '../quota/team-settings.ts';
 import type { UploadBudget } from '../quota/upload-budget.ts';
 import { NetPolicy } from '../sessions/net-policy.ts';
-import type { SessionService } from '../sessions/session-service.ts';
+import { SessionService } from '../sessions/session-service.ts';
 import type { Store } from '../store/store.ts';
 import { storeUnavailable } from '../store/store-unavailable.ts';
 import type { Authenticator } from './auth.ts';
@@ -45,6 +45,9 @@ export interface ServerDeps {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The body digest a forwarded request was signed with, checked once its body is parsed. */
+const forwardedBodies = new WeakMap<object, string>();
 
 /** The per-minute limits a team's 429 names. */
 function rateLimitsText({ ratePerMinute: team, keyRatePerMinute: key }: EffectiveSettings): string {
@@ -174,6 +177,14 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // Everything under /v2 needs a key (behaviour doc, decision 1), then passes the rate limit.
   app.register(async (v2) => {
     v2.addHook('onRequest', async (request) => {
+      // A session request another node of the cluster checked (key and rate) and forwarded,
+      // signed, to this one, which holds the session.
+      const forwarded = await deps.sessions.forwardedPrincipal(request);
+      if (forwarded) {
+        request.principal = { team: forwarded.team, keyId: forwarded.keyId };
+        forwardedBodies.set(request, forwarded.bodyDigest);
+        return;
+      }
       request.principal = await deps.auth.authenticate(request);
       const { team, keyId } = request.principal;
       const settings = await deps.teams.get(team);
@@ -188,6 +199,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
           `Rate limit exceeded: ${rateLimitsText(settings)}. Please retry after ${retryAfter}s.`,
           { headers: { 'retry-after': String(retryAfter) } },
         );
+      }
+    });
+    v2.addHook('preHandler', async (request) => {
+      const signed = forwardedBodies.get(request);
+      if (signed !== undefined && !SessionService.forwardedBodyMatches(request.body, signed)) {
+        throw new ApiError(401, 'UNAUTHORIZED', 'Unauthorized: invalid forwarded request');
       }
     });
     // Recorded before the answer leaves, so a client that has its answer can find the event.

@@ -3,22 +3,26 @@ import fs from 'node:fs';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { Slots } from '../quota/slots.ts';
-import type { SessionRecord, SessionStatus, Store } from '../store/store.ts';
+import type { KeyOwner, SessionRecord, SessionStatus, Store } from '../store/store.ts';
 import { Admission } from './admission.ts';
 import { BrowserProcess, killGroup } from './browser-process.ts';
 import { CdpClient, type CdpEvent } from './cdp-client.ts';
 import type { FirewallScope } from './cdp-firewall.ts';
 import { relayCdp } from './cdp-relay.ts';
+import { ClusterNodes, nodeUrl } from './cluster-nodes.ts';
 import { EgressProxy } from './egress-proxy.ts';
 import { type ExecuteResult, runExecute } from './execute.ts';
 import { leftoverProcesses, singletonFolder } from './leftovers.ts';
 import { LiveView } from './live-view.ts';
 import { NetPolicy } from './net-policy.ts';
+import { ForwardAuth, HOP_HEADER, pipeUpgrade } from './node-forward.ts';
 import { Profiles } from './profiles.ts';
 import { hostCgroups, ResourceWatchdog } from './resource-watchdog.ts';
 import { SessionClock } from './session-clock.ts';
@@ -80,6 +84,25 @@ interface Held {
   ending: Promise<void> | undefined;
 }
 
+/** Another node of the cluster that holds a session, and where to reach it. */
+export interface RemoteNode {
+  nodeId: string;
+  url: string;
+}
+
+/**
+ * Where a request for a session is answered: here (held here, ended, or not in a cluster), on
+ * the live node that holds it, or nowhere for now (its node's entry has lapsed: it is gone, and
+ * its sessions are marked destroyed shortly, or it is cut off from Redis for a moment).
+ */
+export type Location =
+  | { at: 'here' }
+  | { at: 'node'; node: RemoteNode }
+  | { at: 'unreachable'; nodeId: string };
+
+/** What a session token opens: a session held here, or the node to hand the request to. */
+type Access = { held: Held; scope: TokenScope; remote?: undefined } | { remote: RemoteNode };
+
 const notFound = () => new ApiError(404, undefined, 'Browser session not found.');
 const gone = () => new ApiError(410, undefined, 'Browser session has been destroyed.');
 
@@ -122,9 +145,15 @@ export class SessionService {
   private proxyPort = 0;
   private log: Logger;
   private closed = false;
+  /** In a cluster (Redis): the registry of the nodes that hold sessions, and their trust. */
+  private readonly nodes: ClusterNodes | undefined;
+  private readonly forwarding: ForwardAuth | undefined;
 
-  /** Logs go to the HTTP server's logger, handed over by useLogger once it exists. */
-  constructor(store: Store, config: Config) {
+  /**
+   * Logs go to the HTTP server's logger, handed over by useLogger once it exists. `cluster`: the
+   * cluster's Redis, where this node registers so that requests for its sessions reach it.
+   */
+  constructor(store: Store, config: Config, cluster?: { redis: Redis; prefix: string }) {
     this.store = store;
     this.config = config;
     this.admission = new Admission(config);
@@ -144,10 +173,31 @@ export class SessionService {
     const root = path.join(config.QUIRE_DATA_DIR, 'sessions');
     this.runRoot = path.join(root, 'run');
     this.profiles = new Profiles(path.join(root, 'profiles'));
+    if (cluster) {
+      this.forwarding = new ForwardAuth(
+        this.tokens.derive('cluster forwarding'),
+        cluster.redis,
+        cluster.prefix,
+      );
+      this.nodes = new ClusterNodes(
+        cluster.redis,
+        cluster.prefix,
+        config.QUIRE_NODE_ID,
+        this.forwarding.keyId,
+      );
+    }
   }
 
   /** Clean up after a previous run and open the egress proxy; before the server listens. */
   async start(): Promise<void> {
+    // The node id first: another live process using it would lose its sessions to the clean-up.
+    await this.nodes?.claim(() => this.clusterBeat());
+    if (this.nodes && this.config.QUIRE_SESSION_SECRET === '') {
+      this.log.warn(
+        {},
+        "cluster mode without QUIRE_SESSION_SECRET: set the same one on every API process, or lists show other nodes' sessions with URLs that do not open them and requests for them are not forwarded",
+      );
+    }
     await this.cleanUpLeftovers();
     this.proxyPort = await this.proxy.listen();
     this.log.info(
@@ -165,6 +215,12 @@ export class SessionService {
 
   useLogger(log: Logger): void {
     this.log = log;
+    this.nodes?.useLogger(log);
+  }
+
+  /** The server listens on `port`: in a cluster, publish where the other nodes reach this one. */
+  async listening(port: number): Promise<void> {
+    await this.nodes?.publish(nodeUrl(this.config.QUIRE_NODE_URL, this.config.HOST, port));
   }
 
   // ---------------------------------------------------------------- start-up
@@ -198,6 +254,8 @@ export class SessionService {
     base: PublicBase,
   ): Promise<SessionUrls & { id: string; expiresAt: string }> {
     if (this.closed) throw new ApiError(503, undefined, 'The server is shutting down.');
+    // Not before the other nodes can reach it: a session of an unregistered node counts as lost.
+    await this.nodes?.published;
     const teamHeld = [...this.held.values()].filter((h) => h.record.team === team && !h.ending).length;
     const release = this.admission.admit(team, { node: this.held.size, team: teamHeld });
     let held: Held;
@@ -410,6 +468,7 @@ export class SessionService {
     this.closed = true;
     await Promise.all([...this.held.values()].map((h) => this.end(h, 'the server shut down')));
     this.watchdog.close();
+    await this.nodes?.close();
     // Upgraded sockets would hold the HTTP server's close open; a peer that is slow to answer
     // the close handshake is cut off.
     for (const server of [this.cdpSockets, this.viewerSockets]) {
@@ -467,12 +526,122 @@ export class SessionService {
     return this.current(record);
   }
 
+  // ---------------------------------------------------------------- cluster
+
+  /**
+   * Where a request for this session is answered. `hopped`: the request was forwarded here
+   * already, so it is never sent on again (two nodes registered at one address would otherwise
+   * pass it back and forth).
+   */
+  async locate(record: SessionRecord, hopped: boolean): Promise<Location> {
+    if (
+      !this.nodes ||
+      record.status !== 'active' ||
+      record.nodeId === this.config.QUIRE_NODE_ID ||
+      this.held.has(record.id)
+    ) {
+      return { at: 'here' };
+    }
+    if (hopped) {
+      throw new ApiError(
+        502,
+        undefined,
+        `This session is held by node "${record.nodeId}", and the request forwarded to it reached node "${this.config.QUIRE_NODE_ID}": check that every node's QUIRE_NODE_URL is its own.`,
+      );
+    }
+    const entry = await this.nodes.lookup(record.nodeId);
+    if (!entry?.url) return { at: 'unreachable', nodeId: record.nodeId };
+    return { at: 'node', node: { nodeId: record.nodeId, url: entry.url } };
+  }
+
+  /** Whether a request came forwarded from another node. */
+  static hopped(headers: IncomingMessage['headers']): boolean {
+    return headers[HOP_HEADER] !== undefined;
+  }
+
+  /**
+   * The signature for forwarding an API-key request to `node`, which must share this node's
+   * QUIRE_SESSION_SECRET to accept it.
+   */
+  async signFor(node: RemoteNode, request: FastifyRequest): Promise<string> {
+    const entry = await this.nodes!.lookup(node.nodeId);
+    if (entry && entry.keyId !== this.forwarding!.keyId) {
+      throw new ApiError(
+        503,
+        undefined,
+        `This session is held by node "${node.nodeId}", whose QUIRE_SESSION_SECRET differs from this node's: the operator must set the same one on every API process.`,
+      );
+    }
+    return this.forwarding!.sign(
+      request.method,
+      request.url,
+      this.config.QUIRE_NODE_ID,
+      request.principal!,
+      request.body,
+    );
+  }
+
+  /**
+   * The caller of a request another node forwarded, signed (see ForwardAuth); undefined for a
+   * request that is not one. Its body is checked once parsed (forwardedBodyMatches).
+   */
+  async forwardedPrincipal(
+    request: FastifyRequest,
+  ): Promise<(KeyOwner & { bodyDigest: string }) | undefined> {
+    return this.forwarding?.verify(request);
+  }
+
+  static forwardedBodyMatches(body: unknown, bodyDigest: string): boolean {
+    return ForwardAuth.bodyMatches(body, bodyDigest);
+  }
+
+  /** The session's node cannot be reached now; its sessions are marked destroyed once it is known to be gone. */
+  static unreachable(nodeId: string): ApiError {
+    const retryS = Math.ceil((limits.nodeTtlMs + limits.nodeLostAfterMs + limits.nodeHeartbeatMs) / 1000);
+    return new ApiError(
+      503,
+      undefined,
+      `The node "${nodeId}" holding this browser session cannot be reached; if it is gone, the session is marked destroyed within ${retryS} s.`,
+      { headers: { 'retry-after': String(retryS) } },
+    );
+  }
+
+  /**
+   * Each heartbeat in a cluster: mark destroyed the active sessions of nodes whose registry
+   * entry has lapsed (any surviving node does it; marking is conditional, so several at once are
+   * harmless), and end the sessions held here that the cluster marked destroyed meanwhile (this
+   * node was judged lost, or a DELETE reached the store while it could not be reached).
+   */
+  private async clusterBeat(): Promise<void> {
+    const nodes = this.nodes!;
+    for (const nodeId of await nodes.lost(await this.store.listActiveSessionNodes())) {
+      const reason = `the node "${nodeId}" holding the session was lost (it stopped renewing its registration in the cluster)`;
+      let marked = 0;
+      for (const record of await this.store.listActiveSessions(nodeId)) {
+        if (await this.store.markSessionDestroyed(record.id, new Date().toISOString(), reason)) marked++;
+      }
+      if (marked > 0)
+        this.log.warn({ nodeId, sessions: marked }, 'marked the sessions of a lost node destroyed');
+    }
+    // Taken before the store is read, so that a session registered meanwhile is not among them.
+    const mine = [...this.held.values()].filter((h) => !h.ending);
+    if (mine.length === 0) return;
+    const active = new Set((await this.store.listActiveSessions(this.config.QUIRE_NODE_ID)).map((r) => r.id));
+    for (const held of mine) {
+      if (active.has(held.record.id)) continue;
+      const record = await this.store.getSession(held.record.id);
+      void this.end(held, record?.closeReason ?? 'it was marked destroyed elsewhere in the cluster');
+    }
+  }
+
   /** Idempotent: an already destroyed session answers the same, with its duration. */
   async destroy(team: string, id: string): Promise<{ sessionDurationMs: number }> {
     const record = await this.get(team, id);
     if (record.status === 'active') {
       const held = this.held.get(id);
       if (held) await this.end(held, 'deleted by the caller');
+      // Held by a node that cannot be reached (or not at all): marked here; a node that holds it
+      // after all ends its browser at its next heartbeat.
       else await this.store.markSessionDestroyed(id, new Date().toISOString(), 'deleted by the caller');
     }
     const final = (await this.store.getSession(id))!;
@@ -540,7 +709,8 @@ export class SessionService {
     id: string,
     token: string | undefined,
     scopes: readonly TokenScope[],
-  ): Promise<{ held: Held; scope: TokenScope }> {
+    hopped: boolean,
+  ): Promise<Access> {
     const hashes = UUID.test(id) ? await this.store.getSessionTokenHashes(id) : undefined;
     if (!hashes) throw notFound();
     const scope = token ? matchToken(token, hashes) : undefined;
@@ -548,6 +718,13 @@ export class SessionService {
       throw new ApiError(401, 'UNAUTHORIZED', 'Unauthorized: invalid or missing session token.');
     }
     const held = this.held.get(id);
+    if (!held && this.nodes) {
+      // Checked here first, so that only a caller with the token makes a connection to the owner.
+      const record = await this.store.getSession(id);
+      const where = record ? await this.locate(record, hopped) : { at: 'here' as const };
+      if (where.at === 'node') return { remote: where.node };
+      if (where.at === 'unreachable') throw SessionService.unreachable(where.nodeId);
+    }
     if (!held || held.ending) throw gone();
     await held.ready.catch(() => {
       throw gone();
@@ -560,25 +737,33 @@ export class SessionService {
     id: string,
     token: string | undefined,
     base: PublicBase,
-  ): Promise<Record<string, unknown>> {
-    const { held } = await this.authorize(id, token, ['cdp']);
+    hopped: boolean,
+  ): Promise<{ remote: RemoteNode } | { remote?: undefined; body: Record<string, unknown> }> {
+    const access = await this.authorize(id, token, ['cdp'], hopped);
+    if (access.remote) return { remote: access.remote };
+    const { held } = access;
     const version = held.browser!.version;
     held.clock.touch();
     // The fields Chromium's own /json/version has, from Browser.getVersion (there is no port).
     const webkit = /AppleWebKit\/([\d.]+)/.exec(version.userAgent)?.[1] ?? '537.36';
     return {
-      Browser: version.product,
-      'Protocol-Version': version.protocolVersion,
-      'User-Agent': version.userAgent,
-      'V8-Version': version.jsVersion,
-      'WebKit-Version': `${webkit} (${version.revision})`,
-      webSocketDebuggerUrl: this.urls(id, base).cdpUrl,
+      body: {
+        Browser: version.product,
+        'Protocol-Version': version.protocolVersion,
+        'User-Agent': version.userAgent,
+        'V8-Version': version.jsVersion,
+        'WebKit-Version': `${webkit} (${version.revision})`,
+        webSocketDebuggerUrl: this.urls(id, base).cdpUrl,
+      },
     };
   }
 
-  async livePage(id: string, token: string | undefined): Promise<void> {
-    const { held } = await this.authorize(id, token, ['view', 'control']);
-    if (!held.record.streamWebView) throw liveOff();
+  /** The live view page may be served here (undefined), or by the node given. */
+  async livePage(id: string, token: string | undefined, hopped: boolean): Promise<RemoteNode | undefined> {
+    const access = await this.authorize(id, token, ['view', 'control'], hopped);
+    if (access.remote) return access.remote;
+    if (!access.held.record.streamWebView) throw liveOff();
+    return undefined;
   }
 
   /**
@@ -599,8 +784,14 @@ export class SessionService {
     }
     const [, id, kind] = match as unknown as [string, string, string];
     const scopes: TokenScope[] = kind === 'cdp' ? ['cdp'] : ['view', 'control'];
-    this.authorize(id, url.searchParams.get('token') ?? undefined, scopes)
-      .then(({ held, scope }) => {
+    this.authorize(id, url.searchParams.get('token') ?? undefined, scopes, SessionService.hopped(req.headers))
+      .then((access) => {
+        if (access.remote) {
+          const { url: base } = access.remote;
+          pipeUpgrade(req, socket, head, base, this.config.QUIRE_NODE_ID, (e) => refuseUpgrade(socket, e));
+          return;
+        }
+        const { held, scope } = access;
         if (kind !== 'cdp' && !held.record.streamWebView) throw liveOff();
         if (held.sockets.size >= limits.sessionSockets) {
           throw new ApiError(429, undefined, `A session takes at most ${limits.sessionSockets} connections.`);

@@ -56,6 +56,14 @@ export class SessionTokens {
     return createHmac('sha256', this.secret).update(`${scope}:${sessionId}`).digest('base64url');
   }
 
+  /**
+   * A key for another purpose (`label` keeps it apart from every session token), derived from
+   * the same secret: the cluster's forwarding signatures.
+   */
+  derive(label: string): Buffer {
+    return createHmac('sha256', this.secret).update(`derived:${label}`).digest();
+  }
+
   hashes(sessionId: string): SessionTokenHashes {
     return {
       cdp: hashToken(this.token(sessionId, 'cdp')),

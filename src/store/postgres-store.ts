@@ -303,6 +303,14 @@ export class PostgresStore implements Store {
     return rows.map(sessionFromRow);
   }
 
+  async listActiveSessionNodes(): Promise<string[]> {
+    // The sessions_active index (status, node_id) answers it without reading the table.
+    const { rows } = await this.pool.query<{ node_id: string }>(
+      "SELECT DISTINCT node_id FROM sessions WHERE status = 'active'",
+    );
+    return rows.map((r) => r.node_id);
+  }
+
   async setSessionPid(id: string, pid: number): Promise<void> {
     await this.pool.query('UPDATE sessions SET pid = $1 WHERE id = $2', [pid, id]);
   }

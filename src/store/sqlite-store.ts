@@ -365,6 +365,13 @@ export class SqliteStore implements Store {
     return rows.map(sessionFromRow);
   }
 
+  async listActiveSessionNodes(): Promise<string[]> {
+    const rows = this.db
+      .prepare("SELECT DISTINCT node_id FROM sessions WHERE status = 'active'")
+      .all() as unknown as { node_id: string }[];
+    return rows.map((r) => r.node_id);
+  }
+
   async setSessionPid(id: string, pid: number): Promise<void> {
     this.db.prepare('UPDATE sessions SET pid = ? WHERE id = ?').run(pid, id);
   }

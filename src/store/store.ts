@@ -292,6 +292,8 @@ export interface Store {
   listSessions(team: string, status?: SessionStatus): Promise<SessionRecord[]>;
   /** Active sessions recorded for one node (for start-up cleanup). */
   listActiveSessions(nodeId: string): Promise<SessionRecord[]>;
+  /** The nodes that hold active sessions (so a cluster can find those of a node that died). */
+  listActiveSessionNodes(): Promise<string[]>;
   setSessionPid(id: string, pid: number): Promise<void>;
   touchSession(id: string, lastActivity: string): Promise<void>;
   /** Mark an active session destroyed; false when it already was. */

@@ -89,14 +89,18 @@ export async function startCluster(
     started.push(worker);
     return worker;
   };
+  // Each API process holds sessions under a node id of its own (the default, the host name, is
+  // one machine's: a second process with it is refused at start).
+  let apiCount = 0;
+  const nodeId = () => `${prefix}-api-${++apiCount}`;
   const addApi = async (more: Record<string, string> = {}) => {
-    const api = await startProcess({ ...shared, QUIRE_ROLE: 'api', ...more });
+    const api = await startProcess({ QUIRE_NODE_ID: nodeId(), ...shared, QUIRE_ROLE: 'api', ...more });
     apis.push(api);
     return api;
   };
   // Together: each start is seconds of module loading.
   const starts = await Promise.allSettled([
-    startProcess({ ...shared, QUIRE_ROLE: 'api' }),
+    startProcess({ QUIRE_NODE_ID: nodeId(), ...shared, QUIRE_ROLE: 'api' }),
     ...Array.from({ length: workers }, () => addWorker()),
   ]);
   const failed = starts.find((r) => r.status === 'rejected');
@@ -146,6 +150,9 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
       QUIRE_DATA_DIR: dataDir,
       QUIRE_API_KEYS: key,
       QUIRE_LOG_LEVEL: 'warn',
+      // Shared by the suite's servers (each has its own data folder): the lists are parsed once,
+      // not seconds of CPU per server; the file is keyed by the lists, so sharing it is safe.
+      QUIRE_FILTER_ENGINE_CACHE: path.join(os.tmpdir(), 'quire-test-filter-engine.bin'),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
