@@ -1,6 +1,7 @@
 # Quire in one image: the embedded mode by default (SQLite in /data); set QUIRE_DATABASE_URL for
 # the cluster store. Debian's chromium and tesseract come from the same script `npm start` runs
-# (scripts/install-system-deps.sh run), so the image and a bare machine install the same packages.
+# (scripts/install-system-deps.sh run), so the image and a bare machine install the same packages
+# and take the same ad filter lists out of Debian's uBlock Origin package (into /app/vendor).
 # The playground and /docs (web/) are built with the dev dependencies (esbuild, preact, redoc) in a
 # stage of their own; only the built pages (web/dist) reach the image.
 FROM node:24-bookworm-slim AS web
@@ -20,7 +21,7 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY scripts/install-system-deps.sh scripts/debian-packages.txt scripts/
+COPY scripts/install-system-deps.sh scripts/debian-packages.txt scripts/fetch-filter-lists.sh scripts/
 RUN bash scripts/install-system-deps.sh run && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, so that a change of source does not reinstall them.

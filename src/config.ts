@@ -110,6 +110,16 @@ export const configSchema = z.object({
     '/usr/bin/chromium',
     'Chromium executable for interact sessions (the Debian chromium package).',
   ),
+  QUIRE_FILTER_LISTS_DIR: stringVar(
+    path.resolve(import.meta.dirname, '../vendor/ublock-origin/assets'),
+    "Folder of the ad and tracker filter lists rendered scrapes' blockAds uses (EasyList, EasyPrivacy and uBlock filters, taken out of Debian's webext-ublock-origin-chromium by scripts/fetch-filter-lists.sh, which npm start and npm test run). Empty, or without the lists: nothing is blocked.",
+    true,
+  ),
+  QUIRE_FILTER_ENGINE_CACHE: stringVar(
+    '',
+    'File the parsed filter lists are kept in between starts (parsing them takes seconds). Empty: filter-engine.bin in QUIRE_DATA_DIR.',
+    true,
+  ),
   QUIRE_SESSIONS_MAX: intVar(20, 0, 10_000).describe(
     'Browser sessions this node holds at once; past it, create answers 429. 0 turns sessions off: create answers 503, without Retry-After.',
   ),

@@ -655,8 +655,8 @@ export const limits = {
    */
   adFilterPageFeatures: 20_000,
   /**
-   * Heap of the thread that parses the ad filter lists: ~5 MB of lists peaked near 300 MB;
-   * past this the lists are not what the Debian package ships and blocking is left off.
+   * Heap of the thread that parses the ad filter lists: the ~5 MB Debian ships took ~160 MB;
+   * lists that need over six times that are not those, and blocking is left off (logged).
    */
   adFilterBuildHeapMb: 1024,
 } as const;

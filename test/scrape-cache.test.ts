@@ -254,23 +254,24 @@ describe('scrape cache', { concurrency: 3 }, () => {
           { url, onlyMainContent: false },
           { url, excludeTags: ['footer'] },
           { url, location: { country: 'DE' } },
+          { url, blockAds: false },
         ];
         for (const body of cases) {
           const reply = await scrape(body);
           assert.equal(reply.status, 200, JSON.stringify(reply.body));
           assert.equal(reply.body.data.metadata.cacheState, 'miss', JSON.stringify(body));
         }
-        assert.equal(origin.count('/page/keyed'), 5);
+        assert.equal(origin.count('/page/keyed'), 6);
         assert.equal(origin.count('/page/keyed?v=2'), 1);
         // Options that do not shape the answer share the entry.
-        const same = await scrape({ url, timeout: 45_000, origin: 'js-sdk@4.42.0', blockAds: false });
+        const same = await scrape({ url, timeout: 45_000, origin: 'js-sdk@4.42.0', proxy: 'basic' });
         assert.equal(same.body.data.metadata.cacheState, 'hit');
 
         const otherKey = await cli(server, env)('keys', 'create', '--team', 'cache-other');
         const other = await scrape({ url }, otherKey);
         assert.equal(other.status, 200, JSON.stringify(other.body));
         assert.equal(other.body.data.metadata.cacheState, 'miss');
-        assert.equal(origin.count('/page/keyed'), 6);
+        assert.equal(origin.count('/page/keyed'), 7);
         assert.equal((await scrape({ url }, otherKey)).body.data.metadata.cacheState, 'hit');
       });
 
@@ -403,7 +404,7 @@ describe('scrape cache', { concurrency: 3 }, () => {
       },
     ];
     it('leaves the cache alone with actions, headers or zero data retention, as upstream', () => {
-      const context = { model: undefined, captureBase: 'http://quire.test' };
+      const context = { model: undefined, captureBase: 'http://quire.test', adLists: 'lists-a' };
       const plan = (body: object, zdr = false) =>
         cachePlan('team', validateScrapeBody({ url: 'http://example.com/', ...body }), zdr, context);
       assert.ok(plan({}));
@@ -415,6 +416,14 @@ describe('scrape cache', { concurrency: 3 }, () => {
       assert.equal(plan({ waitFor: 0, mobile: false, actions: [], headers: {} })!.key, plan({})!.key);
       assert.notEqual(plan({ waitFor: 10 })!.key, plan({})!.key);
       assert.notEqual(plan({ skipTlsVerification: false })!.key, plan({})!.key);
+      // Ad blocking shapes the answer, and so do the lists it applies.
+      assert.equal(plan({ blockAds: true })!.key, plan({})!.key);
+      assert.notEqual(plan({ blockAds: false })!.key, plan({})!.key);
+      const otherLists = cachePlan('team', validateScrapeBody({ url: 'http://example.com/' }), false, {
+        ...context,
+        adLists: 'lists-b',
+      });
+      assert.notEqual(otherLists!.key, plan({})!.key);
     });
 
     for (const { name, open } of stores) {
@@ -422,7 +431,7 @@ describe('scrape cache', { concurrency: 3 }, () => {
         const { store, close } = await open();
         const cache = new ScrapeCache(store, 2 ** 20, () => {});
         try {
-          const context = { model: undefined, captureBase: 'http://quire.test' };
+          const context = { model: undefined, captureBase: 'http://quire.test', adLists: 'lists-a' };
           const shot = cachePlan(
             'team',
             validateScrapeBody({ url: 'http://example.com/', formats: ['screenshot'] }),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { configuredModel } from '../enrich/llm/provider.ts';
@@ -19,6 +20,7 @@ import type { Authenticator } from './auth.ts';
 import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
+import { AdBlocker } from '../scrape/ad-filter.ts';
 import { ScrapeRenderer } from '../scrape/render/renderer.ts';
 import { ScrapeCache } from '../scrape/scrape-cache.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
@@ -158,6 +160,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // Started on a scrape's first need of a browser; closed with the server.
   const renderer = new ScrapeRenderer(deps.config, scrapePolicy);
   app.addHook('onClose', () => renderer.close());
+  // The ad filter lists, parsed (or read back from their cache file) on the first scrape that blocks.
+  const adBlocker = new AdBlocker({
+    listsDir: deps.config.QUIRE_FILTER_LISTS_DIR,
+    cacheFile:
+      deps.config.QUIRE_FILTER_ENGINE_CACHE || path.join(deps.config.QUIRE_DATA_DIR, 'filter-engine.bin'),
+    warn: (message, err) => app.log.warn(err ? { err } : {}, message),
+  });
   // Scrape answers for maxAge, in the store; its sweep stops before the store closes.
   const scrapeCache = new ScrapeCache(deps.store, deps.config.QUIRE_SCRAPE_CACHE_MB * 2 ** 20, (err) =>
     app.log.warn({ err }, 'scrape cache sweep failed'),
@@ -259,6 +268,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       renderer,
       config: deps.config,
       cache: scrapeCache,
+      adBlocker,
     });
     v2.register(crawlPreviewRoutes, { model, uploads: deps.uploads, policy: scrapePolicy });
     // Upstream serves every session route under both names (behaviour doc §7).

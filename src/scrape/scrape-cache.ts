@@ -14,7 +14,8 @@ const brotliParams = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
  * Options that do not change the answer, left out of the key so that they do not split the cache:
  * the deadline, who asks and why (origin, integration, auditMetadata), the cache's own options,
  * zero data retention (under it the cache is never used), and those accepted without effect in
- * this build (blockAds, proxy, fastMode; they join the key if they ever take effect).
+ * this build (proxy, fastMode; they join the key if they ever take effect). `blockAds` is keyed
+ * below, with the filter lists it applies.
  */
 const outputNeutral = new Set([
   'timeout',
@@ -69,6 +70,8 @@ export interface CacheContext {
   model: string | undefined;
   /** Where clients reach Quire, which screenshot URLs start with. */
   captureBase: string;
+  /** Which ad filter lists `blockAds` applies (src/scrape/ad-filter.ts), null when none are installed. */
+  adLists: string | null;
 }
 
 /**
@@ -103,6 +106,9 @@ export function cachePlan(
     screenshot: scrape.render.screenshot ?? null,
     model: modelShaped ? (context.model ?? null) : null,
     captureBase: scrape.render.screenshot ? context.captureBase : null,
+    // Blocking changes the answer, and so do other lists (a Debian update): an answer filtered by
+    // other lists, or by none because they were missing, is not served for this one.
+    blockAds: scrape.options.blockAds ? (context.adLists ?? 'no lists') : false,
   });
   return {
     key: createHash('sha256').update(material).digest('hex'),

@@ -6,6 +6,7 @@ import { type Deadline, deadline } from '../../pipeline/deadline.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
+import type { AdBlocker } from '../../scrape/ad-filter.ts';
 import { fetchBusy } from '../../scrape/fetch-errors.ts';
 import { type FetchContext, type FetchedPage, fetchUrl } from '../../scrape/fetch-url.ts';
 import { pageInput } from '../../scrape/page-input.ts';
@@ -33,6 +34,8 @@ export interface ScrapeRouteDeps extends ConvertDeps {
   renderer: ScrapeRenderer;
   config: Config;
   cache: ScrapeCache;
+  /** The ad and tracker filter lists `blockAds` applies. */
+  adBlocker: AdBlocker;
 }
 
 /** What the conversion reads: the fetched bytes, or the rendered DOM with the origin's own type in its metadata. */
@@ -55,15 +58,19 @@ async function pageOf(
   deps: ScrapeRouteDeps,
   context: FetchContext,
   clock: Deadline,
+  blockAds: boolean,
 ): Promise<{ input: ConversionInput; rendered?: RenderedPage }> {
   const render = async () => {
     const resolve = deps.resolveAll ?? systemResolve;
+    // Loaded on the first render that blocks (seconds, once per list version; then read from disk).
+    const ads = blockAds ? await deps.adBlocker.filter(clock.signal) : undefined;
     const job = {
       url: scrape.url,
       fetch: scrape.fetch,
       render: scrape.render,
       remaining: clock.remaining,
       signal: clock.signal,
+      ads,
       vet: (url: URL) =>
         vettedAddress(url, deps.policy, resolve, clock.signal).then(
           () => undefined,
@@ -156,6 +163,7 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
             ? `${deps.config.QUIRE_LLM_BASE_URL} ${deps.config.QUIRE_LLM_MODEL}`
             : undefined,
           captureBase: base,
+          adLists: deps.adBlocker.signature(),
         })
       : undefined;
     const hit = plan && (await cachedAnswer(deps, plan, scrape.sourceURL, request.log));
@@ -172,7 +180,7 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
     let body: Buffer;
     try {
       const context = { policy: deps.policy, hold, signal: clock.signal, resolveAll: deps.resolveAll };
-      const { input, rendered } = await pageOf(scrape, deps, context, clock);
+      const { input, rendered } = await pageOf(scrape, deps, context, clock, options.blockAds);
       const origin = input.origin!;
       request.audit.bytes = input.file.bytes.length;
       // Upstream reports cacheState only when the cache was looked in (not for maxAge 0).

@@ -3,6 +3,7 @@ import type { BrowserContext, KeyInput, Page } from 'puppeteer-core';
 import { ApiError } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import type { Action, FetchSettings, RenderSettings, ScreenshotSpec } from '../../options/scrape-options.ts';
+import type { AdFilter, PageFeatures, PageSource } from '../ad-filter.ts';
 import { pageTooLarge, siteError, sslError } from '../fetch-errors.ts';
 import { credentials, defaultLanguage } from '../request-headers.ts';
 import { HTML_TYPE } from './needs-render.ts';
@@ -45,6 +46,8 @@ export interface RenderJob {
   signal: AbortSignal;
   /** Why a navigation's host is refused (resolved and checked as the fetch does), or undefined. */
   vet: (url: URL) => Promise<ApiError | undefined>;
+  /** The ad filter under `blockAds`: its requests blocked, its elements removed before the DOM is read. */
+  ads?: AdFilter | undefined;
 }
 
 const desktop = { width: 1280, height: 800 };
@@ -82,7 +85,8 @@ function callerHeaders(job: RenderJob, url: string, origin: string): Record<stri
  * Every request the page makes passes here first (the egress proxy checks it again on its
  * address): navigations of the main frame are resolved and checked as the fetch checks each hop,
  * so a redirect to a refused address ends the scrape with the fetch's 403 rather than rendering
- * the proxy's refusal; the caller's headers are added.
+ * the proxy's refusal; under `blockAds`, requests the lists match (ads, trackers, in frames too)
+ * never leave the browser; the caller's headers are added.
  */
 async function intercept(page: Page, job: RenderJob, refusal: { error?: ApiError }): Promise<void> {
   const origin = new URL(job.url).origin;
@@ -90,12 +94,19 @@ async function intercept(page: Page, job: RenderJob, refusal: { error?: ApiError
   page.on('request', (request) => {
     void (async () => {
       if (request.isInterceptResolutionHandled()) return;
-      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      const mainNavigation = request.isNavigationRequest() && request.frame() === page.mainFrame();
+      if (mainNavigation) {
         const refused = /^https?:/.test(request.url()) ? await job.vet(new URL(request.url())) : undefined;
         if (refused) {
           refusal.error ??= refused;
           return request.abort('blockedbyclient');
         }
+      } else if (job.ads) {
+        // The page asked for is never blocked, only what it loads; until it commits, page.url() is about:blank.
+        const pageUrl = /^https?:/.test(page.url()) ? page.url() : job.url;
+        // A frame's document is what the lists call a subdocument (`$subdocument`: ad iframes).
+        const type = request.resourceType() === 'document' ? 'sub_frame' : request.resourceType();
+        if (job.ads.blocks(request.url(), pageUrl, type)) return request.abort('blockedbyclient');
       }
       return request.continue({
         headers: { ...request.headers(), ...callerHeaders(job, request.url(), origin) },
@@ -112,6 +123,47 @@ function navigationError(error: Error, url: string, job: RenderJob): ApiError {
   if (net?.startsWith('ERR_CERT_') || net?.startsWith('ERR_SSL_'))
     return sslError(url, net, job.fetch.skipTlsVerification);
   return siteError(url, net ? `the browser could not load it (${net})` : error.message);
+}
+
+/** Classes, ids and link targets in the page's DOM, capped as for a fetched page. */
+const featuresScript = `(() => {
+  const cap = ${limits.adFilterPageFeatures};
+  const classes = new Set(), ids = new Set(), hrefs = new Set();
+  for (const e of document.querySelectorAll('[class], [id], a[href]')) {
+    for (const c of e.classList) if (classes.size < cap) classes.add(c);
+    if (e.id && ids.size < cap) ids.add(e.id);
+    if (e.localName === 'a' && e.href && hrefs.size < cap) hrefs.add(e.getAttribute('href'));
+  }
+  const sources = [];
+  for (const e of document.querySelectorAll('img[src], iframe[src]'))
+    if (sources.length < cap) sources.push({ tag: e.localName, src: e.getAttribute('src') });
+  return { classes: [...classes], ids: [...ids], hrefs: [...hrefs], sources };
+})()`;
+
+/**
+ * The lists' element-hiding rules applied to the page: the matching elements removed from the
+ * DOM (so they are neither in the HTML converted nor in a screenshot). A selector the browser
+ * cannot parse is skipped alone. A page that navigated meanwhile is read as it is.
+ */
+async function hideAds(page: Page, ads: AdFilter): Promise<void> {
+  try {
+    const { sources, ...features } = (await page.evaluate(featuresScript)) as PageFeatures & {
+      sources: PageSource[];
+    };
+    // Images and frames whose requests were blocked stay in the DOM, empty: they go too.
+    const selectors = [
+      ...ads.hidingSelectors(page.url(), features),
+      ...ads.blockedSourceSelectors(page.url(), sources),
+    ];
+    if (selectors.length === 0) return;
+    await page.evaluate(`(() => {
+      for (const selector of ${JSON.stringify(selectors)}) {
+        try { for (const e of document.querySelectorAll(selector)) e.remove(); } catch {}
+      }
+    })()`);
+  } catch {
+    // The page navigated or closed: what it shows is read unfiltered rather than failing the scrape.
+  }
 }
 
 async function settle(page: Page, job: RenderJob): Promise<void> {
@@ -256,7 +308,10 @@ export async function renderPage(context: BrowserContext, job: RenderJob): Promi
   if (contentType && !HTML_TYPE.test(contentType)) return { kind: 'document' };
   await settle(page, job);
   if (job.render.waitFor > 0) await sleep(job.render.waitFor, undefined, { signal: job.signal });
+  if (job.ads) await hideAds(page, job.ads);
   const actions = job.render.actions.length > 0 ? await runActions(page, job) : undefined;
+  // Actions can bring in more (a click that loads a feed with its ads).
+  if (actions && job.ads) await hideAds(page, job.ads);
   const screenshot = job.render.screenshot && (await capture(page, job.render.screenshot));
   const html = await page.content();
   if (Buffer.byteLength(html) > limits.scrapeBodyBytes) throw pageTooLarge(page.url());
