@@ -135,7 +135,8 @@ async function cuttableLink(targetPort: number) {
   };
 }
 
-describe('PostgreSQL store behind a real server', () => {
+// Each test has a database and servers of its own; two at a time, as they mostly wait on starts.
+describe('PostgreSQL store behind a real server', { concurrency: 2 }, () => {
   it('keys made with the CLI work over HTTP until revoked; each request writes an audit event', async (t) => {
     const url = await freshDatabase(t);
     const server = await started(t, { QUIRE_DATABASE_URL: url });
