@@ -38,10 +38,21 @@ async function recordedPid(databaseUrl: string, id: string): Promise<number | nu
   }
 }
 
-/** Opens a WebSocket, resolving with it once open, or with the HTTP status its upgrade was refused with. */
+/** A message of the live view's socket. */
+type LiveMessage = { type: string; interactive?: boolean; reason?: string };
+
+/**
+ * Opens a WebSocket, resolving with it once open, or with the HTTP status its upgrade was refused
+ * with. Messages are collected from the start: through a forwarding node the handshake's answer
+ * and the first frames can come in one read, and 'message' fires before a listener added after
+ * 'open' resolves would be in place.
+ */
 function openSocket(url: string): Promise<WebSocket | number> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
+    const messages: LiveMessage[] = [];
+    received.set(ws, messages);
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {
       resolve(res.statusCode ?? 0);
@@ -51,6 +62,9 @@ function openSocket(url: string): Promise<WebSocket | number> {
     ws.once('error', reject);
   });
 }
+
+/** The messages each socket `openSocket` opened has received so far. */
+const received = new WeakMap<WebSocket, LiveMessage[]>();
 
 describe('interact sessions in cluster mode: two nodes', { concurrency: 1 }, () => {
   let cluster: RunningCluster;
@@ -89,7 +103,7 @@ describe('interact sessions in cluster mode: two nodes', { concurrency: 1 }, () 
 
   /** The session the first four tests share: made on A, used through B, deleted through B. */
   let created: Record<string, any>;
-  const viewers: { closed: Promise<void>; messages: { type: string }[] }[] = [];
+  const viewers: { closed: Promise<void>; messages: LiveMessage[] }[] = [];
   let cdpViaB: string;
   let pid: number | null;
 
@@ -157,8 +171,7 @@ describe('interact sessions in cluster mode: two nodes', { concurrency: 1 }, () 
       via(b, created.interactiveLiveViewUrl).replace(/^http/, 'ws').replace('/live?', '/live/ws?'),
     );
     assert.ok(viewer instanceof WebSocket, `the live socket was refused with ${viewer}`);
-    const messages: { type: string; interactive?: boolean; reason?: string }[] = [];
-    viewer.on('message', (data) => messages.push(JSON.parse(data.toString())));
+    const messages = received.get(viewer)!;
     const viewerClosed = new Promise<void>((resolve) => viewer.once('close', () => resolve()));
     await waitFor('the live view to say its mode', async () => messages.find((m) => m.type === 'mode'));
     assert.equal(messages.find((m) => m.type === 'mode')!.interactive, true);
