@@ -65,14 +65,14 @@ export async function createApp(config: Config): Promise<App> {
     concurrency: config.QUIRE_TEAM_CONCURRENCY,
     ratePerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
   });
-  const teamLimit = async (team: string) => (await teams.get(team)).concurrency;
+  const teamLimits = (team: string) => teams.get(team);
   // Limits a cluster's API processes share: team concurrency and rate, counted in Redis.
   const redis = config.QUIRE_REDIS_URL ? new Redis(config.QUIRE_REDIS_URL) : undefined;
   // In a cluster, nodes find each other's sessions through Redis (sessions/cluster-nodes.ts).
   const sessions = new SessionService(store, config, redis && { redis, prefix: config.QUIRE_REDIS_PREFIX });
   const concurrency: TeamConcurrency = redis
-    ? await RedisTeamConcurrency.open(redis, config.QUIRE_REDIS_PREFIX, teamLimit)
-    : new InProcessTeamConcurrency(teamLimit);
+    ? await RedisTeamConcurrency.open(redis, config.QUIRE_REDIS_PREFIX, teamLimits)
+    : new InProcessTeamConcurrency(teamLimits);
   const server = buildServer({
     config,
     store,

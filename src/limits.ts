@@ -140,6 +140,12 @@ export const limits = {
    */
   clusterSlotRetryMs: 1_000,
   /**
+   * Retry-After for a request refused because its team's queue is full (`teams set --queue-depth`):
+   * a place frees only when one of the team's running conversions ends, seconds for a full
+   * upload, and each retry sends its upload again, so a sooner retry would mostly be refused too.
+   */
+  teamQueueFullRetryS: 5,
+  /**
    * Characters of one conversion's outputs together (markdown, html, rawHtml, links, images,
    * pages, blocks). Past it the parse is refused with RESOURCE_LIMIT: a 9.6 KB DOCX answered
    * 447 MB of HTML and a worse one took the API process to 4.4 GB. 160 MB holds a workbook cut

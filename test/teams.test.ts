@@ -3,10 +3,25 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { ApiError } from '../src/errors.ts';
+import { limits } from '../src/limits.ts';
+import { RedisTeamConcurrency } from '../src/quota/redis-team-concurrency.ts';
+import { InProcessTeamConcurrency, type TeamConcurrency } from '../src/quota/team-concurrency.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { createDatabase } from './helpers/postgres.ts';
 import { filePartHead, rawParse } from './helpers/raw-upload.ts';
-import { corpusFile, parse, type RunningServer, repoRoot, startServer, useServer } from './helpers/server.ts';
+import {
+  corpusFile,
+  parse,
+  type RunningCluster,
+  type RunningServer,
+  redisUrl,
+  repoRoot,
+  startCluster,
+  startServer,
+  useServer,
+} from './helpers/server.ts';
 
 /**
  * Per-team settings, credits and the audit export (issue 18), over HTTP against real servers,
@@ -84,6 +99,8 @@ async function settingsRoundTrip(
       team,
       '--concurrency',
       '3',
+      '--queue-depth',
+      '0',
       '--rate',
       '2',
       '--key-rate',
@@ -94,15 +111,15 @@ async function settingsRoundTrip(
       'forbidden',
     ),
     new RegExp(
-      `^${team} {2}concurrency=3 {2}rate=2/min {2}key-rate=5/min {2}audit=off {2}zdr=forbidden {2}credits=unlimited$`,
+      `^${team} {2}concurrency=3 {2}queue-depth=0 {2}rate=2/min {2}key-rate=5/min {2}audit=off {2}zdr=forbidden {2}credits=unlimited$`,
       'm',
     ),
   );
   assert.equal(
     await cli('teams', 'show', team),
-    `team ${team}\nconcurrency 3\nrate 2/min\nkey-rate 5/min\naudit off\nzdr forbidden\ncredits unlimited\n`,
+    `team ${team}\nconcurrency 3\nqueue-depth 0\nrate 2/min\nkey-rate 5/min\naudit off\nzdr forbidden\ncredits unlimited\n`,
   );
-  assert.match(await cli('teams', 'list'), new RegExp(`^${team} .*zdr=forbidden`, 'm'));
+  assert.match(await cli('teams', 'list'), new RegExp(`^${team} .*queue-depth=0 .*zdr=forbidden`, 'm'));
 
   const forbidden = await parse(server, { file: html('zdr'), options: { zeroDataRetention: true }, key });
   assert.equal(forbidden.status, 403);
@@ -119,6 +136,63 @@ async function settingsRoundTrip(
   assert.match(over.body.error, /at most 2 requests per minute, and 5 per key/);
   // Audit off: none of the three wrote an event.
   assert.deepEqual(await exported(cli, team), []);
+}
+
+/** The 429 a request gets when its team already has its queue depth of requests waiting. */
+const queueFull = (concurrency: number, queueDepth: number) => ({
+  error: `Concurrency limit exceeded: your team's queue is full (it runs ${concurrency} at once and ${queueDepth} may wait). Please retry after ${limits.teamQueueFullRetryS}s.`,
+});
+
+/** A key of a new team `team` set to concurrency 1 and queue depth 1. */
+async function oneRunningOneWaiting(cli: ReturnType<typeof cliOn>, team: string): Promise<string> {
+  const key = (await cli('keys', 'create', '--team', team)).trim();
+  assert.match(
+    await cli('teams', 'set', team, '--concurrency', '1', '--queue-depth', '1'),
+    / {2}concurrency=1 {2}queue-depth=1 {2}/,
+  );
+  return key;
+}
+
+/**
+ * With `key`'s team at concurrency 1 and queue depth 1, one parse holding the slot (an OCR run
+ * that lasts until its client leaves) and one in line, a third is refused with the contract's
+ * 429 and Retry-After; once both are done, the next runs without waiting. The holder and the
+ * third go to `first`, the one in line and the last to `second` (in a cluster, another API
+ * process).
+ */
+async function queueDepthOfOne(
+  key: string,
+  team: string,
+  first: RunningServer,
+  second: RunningServer,
+): Promise<void> {
+  const leave = new AbortController();
+  const holder = parse(first, {
+    file: { bytes: pagesToRecognise(1000), filename: 'holder.pdf' },
+    options: ocrWithin(120_000),
+    key,
+    signal: leave.signal,
+  }).catch((error: Error) => error.name);
+  await first.waitForOutput(new RegExp(`"team":"${team}".*"msg":"conversion submitted"`));
+  const queued = parse(second, { file: html('queued'), key });
+  await second.waitForOutput(new RegExp(`"team":"${team}".*"msg":"conversion waits for a team slot"`));
+
+  const refused = await parse(first, { file: html('refused'), key });
+  assert.equal(refused.status, 429);
+  assert.deepEqual(refused.body, queueFull(1, 1));
+  assert.equal(refused.headers.get('retry-after'), String(limits.teamQueueFullRetryS));
+
+  leave.abort();
+  assert.equal(await holder, 'AbortError');
+  const inLine = await queued;
+  assert.equal(inLine.status, 200, JSON.stringify(inLine.body));
+  assert.match(inLine.body.data.markdown, /queued/);
+  assert.equal(inLine.body.data.metadata.concurrencyLimited, true);
+  // Slot and place in line both given back: the next neither waits nor is refused.
+  const next = await parse(second, { file: html('next'), key });
+  assert.equal(next.status, 200, JSON.stringify(next.body));
+  assert.match(next.body.data.markdown, /next/);
+  assert.equal(next.body.data.metadata.concurrencyLimited, false);
 }
 
 describe('teams: settings, credits and audit export (embedded store)', () => {
@@ -149,6 +223,11 @@ describe('teams: settings, credits and audit export (embedded store)', () => {
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body.data.metadata.concurrencyLimited, true);
     assert.equal(await holder, 'AbortError');
+  });
+
+  it('a team queue depth of 1: with one parse running and one waiting, a third gets 429 with Retry-After', async () => {
+    const key = await oneRunningOneWaiting(cliFor(server()), 'shallow');
+    await queueDepthOfOne(key, 'shallow', server(), server());
   });
 
   it('limits each key of a team to its key rate, and answers 429 with Retry-After', async () => {
@@ -327,5 +406,97 @@ describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
   it('20 parallel parses against a balance of 5: exactly 5 answer, and the balance never goes below 0', async (t) => {
     const { server, cli } = await onPostgres(t);
     await creditRace(server, cli, 'racer');
+  });
+});
+
+describe('team queue depth in cluster mode (Redis)', () => {
+  it('counts the requests waiting on every api process: one waiting on the second refuses a third on the first', async (t) => {
+    const cluster: RunningCluster = await startCluster({ QUIRE_LOG_LEVEL: 'debug', QUIRE_WORKERS: '1' });
+    t.after(() => cluster.stop());
+    const cli = cliOn({ QUIRE_DATABASE_URL: cluster.databaseUrl, QUIRE_DATA_DIR: cluster.api.dataDir });
+    const [second, key] = await Promise.all([cluster.addApi(), oneRunningOneWaiting(cli, 'shallow')]);
+    await queueDepthOfOne(key, 'shallow', cluster.api, second);
+    // Every place in line was given back: the team's waiting set is gone.
+    assert.deepEqual(await cluster.redisKeys('slot-waiters:*'), []);
+  });
+});
+
+/**
+ * Both implementations driven directly, for what HTTP cannot show without waiting on a clock:
+ * a request that leaves the line gives its place back at once, and in Redis a place another
+ * process holds counts until its lease runs out (a process that died renews it no more).
+ */
+describe('team queue depth: the concurrency implementations', () => {
+  const oneAndOne = async () => ({ concurrency: 1, queueDepth: 1 });
+
+  /** A request for a slot of team `t`, and a promise settled once it is in line. */
+  function ask(concurrency: TeamConcurrency, signal = new AbortController().signal) {
+    const waiting = Promise.withResolvers<void>();
+    return { lease: concurrency.acquire('t', signal, waiting.resolve), waiting: waiting.promise };
+  }
+
+  function isQueueFull(error: unknown): true {
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 429);
+    assert.equal(error.headers['retry-after'], String(limits.teamQueueFullRetryS));
+    assert.deepEqual(error.body(), queueFull(1, 1));
+    return true;
+  }
+
+  /** One running and one in line; a third is refused; the one in line leaves, and the next may wait. */
+  async function leaverGivesPlaceBack(concurrency: TeamConcurrency): Promise<void> {
+    const running = await ask(concurrency).lease;
+    const leave = new AbortController();
+    const leaver = ask(concurrency, leave.signal);
+    await leaver.waiting;
+    await assert.rejects(ask(concurrency).lease, isQueueFull);
+    leave.abort();
+    await assert.rejects(leaver.lease, { name: 'AbortError' });
+    const next = ask(concurrency);
+    await next.waiting;
+    running.release();
+    const lease = await next.lease;
+    assert.equal(lease.limited, true);
+    lease.release();
+  }
+
+  it('in one process: a full line refuses, a leaver gives its place back; unset, any number wait', async () => {
+    await leaverGivesPlaceBack(new InProcessTeamConcurrency(oneAndOne));
+    const unbounded = new InProcessTeamConcurrency(async () => ({ concurrency: 1, queueDepth: null }));
+    const running = await ask(unbounded).lease;
+    const inLine = Array.from({ length: 5 }, () => ask(unbounded));
+    await Promise.all(inLine.map((r) => r.waiting));
+    running.release();
+    for (const r of inLine) (await r.lease).release();
+  });
+
+  it("in Redis: a leaver's place is given back, and a place another process stopped renewing expires", async (t) => {
+    const prefix = `quire-test-${Math.random().toString(36).slice(2)}`;
+    const redis = new Redis(redisUrl);
+    const concurrency = await RedisTeamConcurrency.open(redis, prefix, oneAndOne);
+    t.after(async () => {
+      concurrency.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    });
+    const line = `${prefix}:slot-waiters:t`;
+    await leaverGivesPlaceBack(concurrency);
+    assert.equal(await redis.zcard(line), 0);
+
+    const running = await ask(concurrency).lease;
+    // Another API process's request in line, its lease renewed: it counts here too.
+    await redis.zadd(line, Date.now() + limits.clusterSlotLeaseMs, 'elsewhere');
+    await assert.rejects(ask(concurrency).lease, isQueueFull);
+    // That process died: its lease ran out unrenewed, and the place is free again.
+    await redis.zadd(line, Date.now() - 1, 'elsewhere');
+    const next = ask(concurrency);
+    await next.waiting;
+    const members = await redis.zrange(line, '0', '-1');
+    assert.equal(members.length, 1);
+    assert.notEqual(members[0], 'elsewhere');
+    running.release();
+    (await next.lease).release();
+    assert.equal(await redis.zcard(line), 0);
   });
 });

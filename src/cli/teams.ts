@@ -31,6 +31,7 @@ function fields(t: TeamSettings): [string, string][] {
   const rate = (v: number | null) => (v === 0 ? 'off' : or(v, '/min'));
   return [
     ['concurrency', or(t.concurrency)],
+    ['queue-depth', or(t.queueDepth)],
     ['rate', rate(t.ratePerMinute)],
     ['key-rate', rate(t.keyRatePerMinute)],
     ['audit', t.audit ? 'on' : 'off'],
@@ -47,7 +48,8 @@ const line = (t: TeamSettings) =>
 const storeNote =
   '\nThe store is the one the server uses: QUIRE_DATABASE_URL when set, else QUIRE_DATA_DIR (default ./data).' +
   `\nA running server reads a team's settings again within ${SETTINGS_TTL_MS / 1000} s; credit balances at once.` +
-  '\n"default" is the server\'s environment: QUIRE_TEAM_CONCURRENCY, QUIRE_RATE_LIMIT_PER_MINUTE, no limit per key.';
+  '\n"default" is the server\'s environment: QUIRE_TEAM_CONCURRENCY, QUIRE_RATE_LIMIT_PER_MINUTE, no limit per key;' +
+  '\nfor the queue depth, no limit: requests over the concurrency wait until their own timeout.';
 
 export function addTeamsCommand(program: Command): void {
   const teams = program
@@ -83,6 +85,11 @@ export function addTeamsCommand(program: Command): void {
     .description("change a team's settings (the others stay as they are)")
     .argument('<team>')
     .option('--concurrency <n|default>', 'parses the team runs at once; more wait', setting(1))
+    .option(
+      '--queue-depth <n|default>',
+      'requests that may wait for those at once; more are refused with 429; 0: none wait',
+      setting(0),
+    )
     .option('--rate <n|default>', 'requests per minute for the team; 0: no limit', setting(0))
     .option('--key-rate <n|default>', 'requests per minute for each of its keys; 0: no limit', setting(0))
     .option('--audit <on|off>', 'whether its requests write audit events', onOff)
@@ -96,6 +103,7 @@ export function addTeamsCommand(program: Command): void {
         team: string,
         opts: {
           concurrency?: number | 'default';
+          queueDepth?: number | 'default';
           rate?: number | 'default';
           keyRate?: number | 'default';
           audit?: boolean;
@@ -105,6 +113,7 @@ export function addTeamsCommand(program: Command): void {
         withStore(async (store) => {
           const patch: TeamPatch = {
             concurrency: stored(opts.concurrency),
+            queueDepth: stored(opts.queueDepth),
             ratePerMinute: stored(opts.rate),
             keyRatePerMinute: stored(opts.keyRate),
             audit: opts.audit,

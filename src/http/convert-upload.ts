@@ -63,8 +63,9 @@ async function convert(
     request.log.debug({ team: principal.team }, 'conversion asks for a team slot');
     // Logged once the team is at its limit: a sign, for the tests, that this request is in line.
     const waits = () => request.log.debug({ team: principal.team }, 'conversion waits for a team slot');
-    const lease = await deps.concurrency.acquire(principal.team, clock.signal, waits).catch(() => {
-      throw stopped(clock);
+    // The team's queue being full is answered as it is (429); any other failure as the request's end.
+    const lease = await deps.concurrency.acquire(principal.team, clock.signal, waits).catch((error) => {
+      throw error instanceof ApiError ? error : stopped(clock);
     });
     try {
       request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');

@@ -1,6 +1,10 @@
+import { ApiError } from '../errors.ts';
+import { limits } from '../limits.ts';
+
 /**
  * How many parses each team runs at once. Over the limit a request waits in line (its wait
- * counts against its own timeout) and reports it as `concurrencyLimited`; cluster mode puts
+ * counts against its own timeout) and reports it as `concurrencyLimited`, unless the team's
+ * queue depth of waiting requests is reached: then it is refused with 429. Cluster mode puts
  * the same interface over Redis.
  */
 export interface SlotLease {
@@ -10,9 +14,28 @@ export interface SlotLease {
   release(): void;
 }
 
+/** What a team is held to: parses at once, and requests that may wait for one (null: any number). */
+export interface TeamLimits {
+  concurrency: number;
+  queueDepth: number | null;
+}
+
 export interface TeamConcurrency {
-  /** `onWait` runs once the team is found at its limit, before the request starts waiting. */
+  /**
+   * `onWait` runs once the team is found at its limit, before the request starts waiting.
+   * Rejects with teamQueueFull when the team already has its queue depth of requests waiting.
+   */
   acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease>;
+}
+
+/** The contract's 429 (`error` only, with Retry-After) for a request that would wait past its team's queue depth. */
+export function teamQueueFull({ concurrency, queueDepth }: TeamLimits): ApiError {
+  return new ApiError(
+    429,
+    undefined,
+    `Concurrency limit exceeded: your team's queue is full (it runs ${concurrency} at once and ${queueDepth} may wait). Please retry after ${limits.teamQueueFullRetryS}s.`,
+    { headers: { 'retry-after': String(limits.teamQueueFullRetryS) } },
+  );
 }
 
 /** A lease asked for at `started` (performance.now()); its release runs `free` once, however often it is called. */
@@ -39,24 +62,27 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
   private readonly waiting = new Map<string, Waiter[]>();
   /** Each team's limit as its latest request found it, for waking its waiters. */
   private readonly limits = new Map<string, number>();
-  private readonly limitOf: (team: string) => Promise<number>;
+  private readonly limitsOf: (team: string) => Promise<TeamLimits>;
 
-  /** `limitOf`: the team's own limit (its settings, read through their cache). */
-  constructor(limitOf: (team: string) => Promise<number>) {
-    this.limitOf = limitOf;
+  /** `limitsOf`: the team's own limits (its settings, read through their cache). */
+  constructor(limitsOf: (team: string) => Promise<TeamLimits>) {
+    this.limitsOf = limitsOf;
   }
 
   async acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease> {
     const started = performance.now();
-    const limit = await this.limitOf(team);
-    this.limits.set(team, limit);
+    const teamLimits = await this.limitsOf(team);
+    this.limits.set(team, teamLimits.concurrency);
     let limited = false;
-    if ((this.running.get(team) ?? 0) >= limit) {
+    if ((this.running.get(team) ?? 0) >= teamLimits.concurrency) {
+      const { queueDepth } = teamLimits;
+      if (queueDepth !== null && (this.waiting.get(team)?.length ?? 0) >= queueDepth)
+        throw teamQueueFull(teamLimits);
       limited = true;
       onWait?.();
+      // wakeNext counts the slot as it hands it over, so no request arriving meanwhile takes it.
       await this.wait(team, signal);
-    }
-    this.running.set(team, (this.running.get(team) ?? 0) + 1);
+    } else this.running.set(team, (this.running.get(team) ?? 0) + 1);
     return slotLease(limited, started, () => {
       this.running.set(team, (this.running.get(team) ?? 1) - 1);
       this.wakeNext(team);
@@ -79,6 +105,8 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
         if (i >= 0) queue.splice(i, 1);
         reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
+      // Aborted while its limits were read: it must not take a place in line that nobody frees.
+      if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       queue.push(waiter);
     });
@@ -90,6 +118,10 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
       this.waiting.delete(team);
       return;
     }
-    if ((this.running.get(team) ?? 0) < this.limits.get(team)!) queue.shift()!.resolve();
+    const running = this.running.get(team) ?? 0;
+    if (running < this.limits.get(team)!) {
+      this.running.set(team, running + 1);
+      queue.shift()!.resolve();
+    }
   }
 }

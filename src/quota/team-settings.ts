@@ -4,6 +4,8 @@ import { type Store, type TeamSettings, teamDefaults, type ZdrPolicy } from '../
 /** A team's settings with the server's defaults filled in: what its requests are held to. */
 export interface EffectiveSettings {
   concurrency: number;
+  /** Requests that may wait for a concurrency slot at once; null: no limit. */
+  queueDepth: number | null;
   /** Requests per minute for the team; 0: no limit. */
   ratePerMinute: number;
   /** Requests per minute for each key; 0: no limit. */
@@ -54,6 +56,8 @@ export class TeamSettingsCache {
   private effective(stored: TeamSettings): EffectiveSettings {
     return {
       concurrency: stored.concurrency ?? this.defaults.concurrency,
+      // No server-wide default: unset, a team's waiters are bounded only by their own timeouts.
+      queueDepth: stored.queueDepth,
       ratePerMinute: stored.ratePerMinute ?? this.defaults.ratePerMinute,
       keyRatePerMinute: stored.keyRatePerMinute ?? 0,
       audit: stored.audit,

@@ -100,6 +100,8 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX scrape_cache_age ON scrape_cache(cached_at, bytes);
    CREATE INDEX scrape_cache_expires ON scrape_cache(expires_at);`,
+  // A team's queue depth (PostgreSQL's 004_team_queue_depth.sql).
+  'ALTER TABLE teams ADD COLUMN queue_depth INTEGER CHECK (queue_depth >= 0)',
 ];
 
 /** SQLite has no booleans: 1 and 0. */

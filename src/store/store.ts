@@ -154,6 +154,8 @@ export interface TeamSettings {
   team: string;
   /** Parses at once; null: QUIRE_TEAM_CONCURRENCY. */
   concurrency: number | null;
+  /** Requests that may wait for one of those at once (0: none); null: no limit, each waits until its timeout. */
+  queueDepth: number | null;
   /** Requests per minute for the team; 0 turns its limit off; null: QUIRE_RATE_LIMIT_PER_MINUTE. */
   ratePerMinute: number | null;
   /** Requests per minute for each of its keys; 0 or null: no limit per key. */
@@ -171,6 +173,7 @@ export type TeamPatch = Partial<Omit<TeamSettings, 'team'>>;
 export const teamDefaults = (team: string): TeamSettings => ({
   team,
   concurrency: null,
+  queueDepth: null,
   ratePerMinute: null,
   keyRatePerMinute: null,
   audit: true,
@@ -179,9 +182,11 @@ export const teamDefaults = (team: string): TeamSettings => ({
 });
 
 /** The teams table's columns, in TeamSettings' order; both stores select them so. */
-export const TEAM_COLUMNS = 'team, concurrency, rate_per_minute, key_rate_per_minute, audit, zdr, credits';
+export const TEAM_COLUMNS =
+  'team, concurrency, queue_depth, rate_per_minute, key_rate_per_minute, audit, zdr, credits';
 const teamPatchColumns: Record<keyof TeamPatch, string> = {
   concurrency: 'concurrency',
+  queueDepth: 'queue_depth',
   ratePerMinute: 'rate_per_minute',
   keyRatePerMinute: 'key_rate_per_minute',
   audit: 'audit',
@@ -192,6 +197,7 @@ const teamPatchColumns: Record<keyof TeamPatch, string> = {
 export interface TeamRow {
   team: string;
   concurrency: number | null;
+  queue_depth: number | null;
   rate_per_minute: number | null;
   key_rate_per_minute: number | null;
   audit: number | boolean;
@@ -203,6 +209,7 @@ export function teamFromRow(r: TeamRow): TeamSettings {
   return {
     team: r.team,
     concurrency: r.concurrency,
+    queueDepth: r.queue_depth,
     ratePerMinute: r.rate_per_minute,
     keyRatePerMinute: r.key_rate_per_minute,
     audit: Boolean(r.audit),
