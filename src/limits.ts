@@ -625,6 +625,13 @@ export const limits = {
   renderNetworkIdleMs: 300,
   /** The most a render waits for that quiet after load: a page that polls is never quiet. */
   renderNetworkIdleCapMs: 5_000,
+  /**
+   * The most a render waits, once the page has settled, for autoconsent (blockAds) to finish with
+   * a consent popup it found: a reject is a few clicks with waits of about 0.5 s between (CMPs
+   * animate, open their settings pane), 1-2 s in all, and a CMP whose popup never shows is looked
+   * for 5 s. Never more than half of what the scrape has left, so the page is still read in time.
+   */
+  renderConsentMs: 5_000,
   /** Actions in one scrape: upstream's recipes use a handful; more is a script, for interact sessions. */
   renderActions: 50,
   /** A full-page screenshot's height: past ~16k px Chromium tiles the capture and PNGs reach tens of MB. */

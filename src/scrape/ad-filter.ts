@@ -148,7 +148,7 @@ export interface AdBlockerSettings {
  */
 export class AdBlocker {
   private readonly settings: AdBlockerSettings;
-  private loading: Promise<AdFilter | undefined> | undefined;
+  private loading: Promise<AdFilter> | undefined;
   private signatureMemo: string | null | undefined;
 
   constructor(settings: AdBlockerSettings) {
@@ -190,23 +190,26 @@ export class AdBlocker {
     return this.signatureMemo;
   }
 
-  /** The filter, once loaded (waited for within `signal`); undefined when there are no lists. */
-  filter(signal: AbortSignal): Promise<AdFilter | undefined> {
+  /**
+   * The filter, once loaded (waited for within `signal`). Without the lists it is empty, blocking
+   * and hiding nothing: `blockAds` still deals with consent popups, which need no lists.
+   */
+  filter(signal: AbortSignal): Promise<AdFilter> {
     this.loading ??= this.load().catch((err: unknown) => {
       this.settings.warn('the ad filter lists could not be loaded: scrapes are not filtered', err);
-      return undefined;
+      return new AdFilter(new FiltersEngine());
     });
     return untilAborted(this.loading, signal);
   }
 
-  private async load(): Promise<AdFilter | undefined> {
+  private async load(): Promise<AdFilter> {
     const files = this.files();
     const signature = this.signature();
     if (files.length === 0 || signature === null) {
       this.settings.warn(
-        `no ad filter lists under ${this.settings.listsDir || '(QUIRE_FILTER_LISTS_DIR is empty)'} (Debian package webext-ublock-origin-chromium): blockAds has no effect`,
+        `no ad filter lists under ${this.settings.listsDir || '(QUIRE_FILTER_LISTS_DIR is empty)'} (Debian package webext-ublock-origin-chromium): blockAds blocks no ads, only consent popups`,
       );
-      return undefined;
+      return new AdFilter(new FiltersEngine());
     }
     if (files.length < FILTER_LISTS.length)
       this.settings.warn(`only ${files.length} of the ${FILTER_LISTS.length} ad filter lists were found`);

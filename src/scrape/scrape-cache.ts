@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { limits } from '../limits.ts';
 import type { ScrapeRequest } from '../options/scrape-options.ts';
 import type { ScrapeCacheEntry, Store } from '../store/store.ts';
+import { consentSignature } from './render/consent.ts';
 
 const compress = promisify(zlib.brotliCompress);
 const decompress = promisify(zlib.brotliDecompress);
@@ -15,7 +16,7 @@ const brotliParams = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
  * the deadline, who asks and why (origin, integration, auditMetadata), the cache's own options,
  * zero data retention (under it the cache is never used), and those accepted without effect in
  * this build (proxy, fastMode; they join the key if they ever take effect). `blockAds` is keyed
- * below, with the filter lists it applies.
+ * below, with the filter lists and consent rules it applies.
  */
 const outputNeutral = new Set([
   'timeout',
@@ -106,9 +107,12 @@ export function cachePlan(
     screenshot: scrape.render.screenshot ?? null,
     model: modelShaped ? (context.model ?? null) : null,
     captureBase: scrape.render.screenshot ? context.captureBase : null,
-    // Blocking changes the answer, and so do other lists (a Debian update): an answer filtered by
-    // other lists, or by none because they were missing, is not served for this one.
-    blockAds: scrape.options.blockAds ? (context.adLists ?? 'no lists') : false,
+    // Blocking changes the answer, and so do other lists (a Debian update) or consent rules (an
+    // autoconsent update): an answer filtered by others, or by no lists because they were
+    // missing, is not served for this one.
+    blockAds: scrape.options.blockAds
+      ? { lists: context.adLists ?? 'no lists', consent: consentSignature() }
+      : false,
   });
   return {
     key: createHash('sha256').update(material).digest('hex'),

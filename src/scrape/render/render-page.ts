@@ -6,6 +6,7 @@ import type { Action, FetchSettings, RenderSettings, ScreenshotSpec } from '../.
 import type { AdFilter, PageFeatures, PageSource } from '../ad-filter.ts';
 import { pageTooLarge, siteError, sslError } from '../fetch-errors.ts';
 import { credentials, defaultLanguage } from '../request-headers.ts';
+import { settleConsent } from './consent.ts';
 import { HTML_TYPE } from './needs-render.ts';
 
 /** A picture or PDF the browser made, stored or inlined by the caller. */
@@ -46,7 +47,10 @@ export interface RenderJob {
   signal: AbortSignal;
   /** Why a navigation's host is refused (resolved and checked as the fetch does), or undefined. */
   vet: (url: URL) => Promise<ApiError | undefined>;
-  /** The ad filter under `blockAds`: its requests blocked, its elements removed before the DOM is read. */
+  /**
+   * Set exactly under `blockAds` (empty without the lists): the filter's requests blocked, its
+   * elements removed before the DOM is read, and consent popups opted out of and removed.
+   */
   ads?: AdFilter | undefined;
 }
 
@@ -308,10 +312,16 @@ export async function renderPage(context: BrowserContext, job: RenderJob): Promi
   if (contentType && !HTML_TYPE.test(contentType)) return { kind: 'document' };
   await settle(page, job);
   if (job.render.waitFor > 0) await sleep(job.render.waitFor, undefined, { signal: job.signal });
-  if (job.ads) await hideAds(page, job.ads);
+  if (job.ads) {
+    await settleConsent(page, job.remaining(), job.signal);
+    await hideAds(page, job.ads);
+  }
   const actions = job.render.actions.length > 0 ? await runActions(page, job) : undefined;
-  // Actions can bring in more (a click that loads a feed with its ads).
-  if (actions && job.ads) await hideAds(page, job.ads);
+  // Actions can bring in more (a click that loads a feed with its ads, or another page with its CMP).
+  if (actions && job.ads) {
+    await settleConsent(page, job.remaining(), job.signal);
+    await hideAds(page, job.ads);
+  }
   const screenshot = job.render.screenshot && (await capture(page, job.render.screenshot));
   const html = await page.content();
   if (Buffer.byteLength(html) > limits.scrapeBodyBytes) throw pageTooLarge(page.url());
