@@ -153,6 +153,18 @@ export const limits = {
    */
   answerChars: 160 * MiB,
   /**
+   * Uploads and answers from this size on cross between the API process and its conversion
+   * processes through a socket (src/pipeline/bulk-channel.ts), not the IPC channel, whose copies
+   * held the API process's event loop for hundreds of milliseconds per 20 MB answer. Below it a
+   * copy costs less than a connection: a page of HTML is a few KB.
+   */
+  bulkMinBytes: 64 * 1024,
+  /**
+   * The largest answer a conversion process may announce on that socket: `answerChars` in UTF-8
+   * (up to 3 bytes a character), with room for JSON escapes. Only a corrupt announcement passes it.
+   */
+  bulkAnswerBytes: 4 * 160 * MiB,
+  /**
    * Text the offline summary and json read from one document (about a 600-page book): ranking
    * sentences and matching labels is linear in it, well under a second of worker time here.
    */

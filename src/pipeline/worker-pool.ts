@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import { Tinypool } from 'tinypool';
 import { limits } from '../limits.ts';
 import { mayRaisePriority, setTreeNice } from '../process-priority.ts';
+import { untilAborted } from '../until-aborted.ts';
+import { BulkChannel } from './bulk-channel.ts';
 import { FairQueue, QueueFullError, type Requester, type WorkerSlot } from './fair-queue.ts';
 import { type ConversionRunner, PoolError, type RunnerStats } from './runner.ts';
-import type { WorkerJob, WorkerResult } from './worker.ts';
+import type { PooledJob, WorkerJob, WorkerReply, WorkerResult } from './worker.ts';
 
 export interface PoolSettings {
   workers: number;
@@ -43,18 +45,22 @@ export class ConversionPool implements ConversionRunner {
   private readonly queue: FairQueue;
   private readonly watchdog: NodeJS.Timeout;
   private readonly settings: PoolSettings;
+  private readonly bulk = new BulkChannel();
 
   constructor(settings: PoolSettings) {
     this.settings = settings;
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      QUIRE_BULK_SOCKET: this.bulk.socketPath,
+    };
+    if (settings.compileCache) env.NODE_COMPILE_CACHE = settings.compileCache;
     this.pool = new Tinypool({
       filename: new URL('./worker.ts', import.meta.url).href,
       runtime: 'child_process',
       // Structured clone keeps the upload a Uint8Array on the way in.
       serialization: 'advanced',
       execArgv: [`--max-old-space-size=${settings.heapMb}`],
-      env: settings.compileCache
-        ? { ...(process.env as Record<string, string>), NODE_COMPILE_CACHE: settings.compileCache }
-        : (process.env as Record<string, string>),
+      env,
       minThreads: settings.workers + limits.spareWorkers,
       maxThreads: settings.workers + limits.spareWorkers,
       // The fair queue hands Tinypool no more tasks than it has workers; the slack covers a
@@ -120,10 +126,23 @@ export class ConversionPool implements ConversionRunner {
         timer.unref();
       },
     };
+    const size = job.bytes.byteLength;
+    const upload = size >= limits.bulkMinBytes ? this.bulk.offer(job.bytes) : undefined;
+    const answer = this.bulk.expect();
+    const pooled: PooledJob = {
+      ...job,
+      bytes: upload ? { bulk: upload.token, size } : job.bytes,
+      answerToken: answer.token,
+    };
     try {
-      return (await this.pool.run(job, { signal, channel })) as WorkerResult;
+      const reply = (await this.pool.run(pooled, { signal, channel })) as WorkerReply;
+      if (!('bulkBody' in reply)) return reply;
+      const abort = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
+      return { ok: true, body: await untilAborted(answer.body, signal, abort), usage: reply.usage };
     } finally {
       clearTimeout(timer);
+      upload?.release();
+      answer.release();
     }
   }
 
@@ -132,9 +151,10 @@ export class ConversionPool implements ConversionRunner {
     return { ...this.queue.stats(), workers: this.settings.workers };
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     clearInterval(this.watchdog);
-    return this.pool.destroy();
+    await this.pool.destroy();
+    this.bulk.close();
   }
 }
 

@@ -1,7 +1,9 @@
 import { ConversionError } from '../convert/converter.ts';
 import type { Enriched, ModelInput } from '../enrich/in-worker.ts';
+import { limits } from '../limits.ts';
 import { mayRaisePriority, setThreadsNice } from '../process-priority.ts';
 import { creditCost } from '../quota/credits.ts';
+import { type BulkUpload, fetchUpload, sendAnswer } from './bulk-channel.ts';
 import { type ParseData, type ParseJob, parseDocument, textToRedact, type Usage } from './parse-document.ts';
 
 // A worker whose server has gone (killed, or crashed past its shutdown code) has nobody to answer
@@ -24,6 +26,20 @@ type AnswerMetadata = EnvelopeMetadata & { creditsUsed: number };
 export interface WorkerJob extends ParseJob {
   envelope: EnvelopeMetadata;
 }
+
+/**
+ * A job as the pool hands it to a conversion process: a large upload stays in the API process
+ * until the conversion fetches it, and a large answer goes back under `answerToken`, both
+ * through the pool's BulkChannel (its socket in QUIRE_BULK_SOCKET).
+ */
+export interface PooledJob extends Omit<WorkerJob, 'bytes'> {
+  bytes: Uint8Array | BulkUpload;
+  /** Absent: the answer comes back in the reply, whatever its size (a conversion run in-process). */
+  answerToken?: string;
+}
+
+/** What a conversion process answers the pool: a result, or word that its body went by the socket. */
+export type WorkerReply = WorkerResult | { ok: true; bulkBody: number; usage: Usage };
 
 /**
  * The answer body in pieces, for when the API process still has fields to add (summary and json
@@ -100,22 +116,32 @@ export function joinAnswer(parts: AnswerParts, late: Enriched, warnings: string[
  * Conversion worker entry. Errors lose their class crossing the process boundary, so a
  * refusal is returned as a value; anything thrown is a bug and becomes a 500.
  */
-export default async function run(job: WorkerJob): Promise<WorkerResult> {
+export default async function run(pooled: PooledJob): Promise<WorkerReply> {
   // The pool puts a long conversion in the background (running, a message tells it whose process
   // this is); every job starts in the foreground again. Where niceness could not be put back,
   // it is never lowered.
   process.send?.({ converting: process.pid });
   if (mayRaisePriority) setThreadsNice(process.pid, 0);
+  const socketPath = process.env.QUIRE_BULK_SOCKET ?? '';
+  const { answerToken, bytes, ...rest } = pooled;
+  const job: WorkerJob = {
+    ...rest,
+    bytes: bytes instanceof Uint8Array ? bytes : await fetchUpload(socketPath, bytes),
+  };
   try {
     if (job.piiModel?.stage === 'collect')
       return { ok: true, redact: await textToRedact(job, job.piiModel.maxChars) };
     const { modelInput, usage, ...data } = await parseDocument(job);
     // What the document costs is known here, so the API process never edits the body to add it;
     // beside scrapeId, where upstream has it.
-    const { scrapeId, ...rest } = job.envelope;
-    const envelope = { scrapeId, creditsUsed: creditCost(job.format, usage), ...rest };
+    const { scrapeId, ...others } = job.envelope;
+    const envelope = { scrapeId, creditsUsed: creditCost(job.format, usage), ...others };
     if (modelInput) return { ok: true, parts: answerParts(data, envelope), modelInput, usage };
-    return { ok: true, body: answerBody(data, envelope), usage };
+    const body = answerBody(data, envelope);
+    if (body.byteLength < limits.bulkMinBytes || !socketPath || !answerToken)
+      return { ok: true, body, usage };
+    await sendAnswer(socketPath, answerToken, body);
+    return { ok: true, bulkBody: body.byteLength, usage };
   } catch (error) {
     if (error instanceof ConversionError) return { ok: false, code: error.code, message: error.message };
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
