@@ -55,7 +55,7 @@ export class ConversionPool implements ConversionRunner {
     };
     if (settings.compileCache) env.NODE_COMPILE_CACHE = settings.compileCache;
     this.pool = new Tinypool({
-      filename: new URL('./worker.ts', import.meta.url).href,
+      filename: new URL('./worker-entry.ts', import.meta.url).href,
       runtime: 'child_process',
       // Structured clone keeps the upload a Uint8Array on the way in.
       serialization: 'advanced',
