@@ -491,7 +491,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       peakMb: samples.reduce((m, [, , all]) => Math.max(m, all), 0),
     },
     fds: { baseline, end, leaked: Math.max(0, end.total - baseline.total) },
-    tempFilesLeft: filesUnder(tmp),
+    // Counted once the server has stopped (below): while it runs it holds its own socket there.
+    tempFilesLeft: [],
     sessionFoldersLeft: filesUnder(runFolder),
     browsersLeft,
     workerStarts: seenWorkers.size,
@@ -505,6 +506,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       .map((line) => line.slice(0, 500)),
   };
   await server.stop();
+  report.tempFilesLeft = filesUnder(tmp);
   fs.rmSync(tmp, { recursive: true, force: true });
   return report;
 }

@@ -153,8 +153,11 @@ export class ConversionPool implements ConversionRunner {
 
   async close(): Promise<void> {
     clearInterval(this.watchdog);
-    await this.pool.destroy();
-    this.bulk.close();
+    try {
+      await this.pool.destroy();
+    } finally {
+      this.bulk.close();
+    }
   }
 }
 
