@@ -165,6 +165,30 @@ const teaserArticle = `<!doctype html><html><head><title>Rain gardens</title></h
       .join('')}</ul>
   </article></main></body></html>`;
 
+/**
+ * A shop's product page that writes its feature list twice, once for narrow screens and once
+ * for wide ones (CSS shows one of them), and clones its carousel's first slide at the end so
+ * that it loops: the Markdown should hold each once.
+ */
+const featureLines = [
+  'The shell is waxed cotton canvas, woven tightly enough to shed a light rain all afternoon.',
+  'The frame is a single sheet of recycled polyethylene, stiff on the trail and light in the car.',
+];
+const features = (screen: string) =>
+  `<div class="features features--${screen}"><h2>Features</h2><ul>${featureLines.map((line) => `<li>${line}</li>`).join('')}</ul></div>`;
+const slides = [
+  'Rolls down into its own lid pocket and fits under any airline seat, with room to spare for a jacket.',
+  'Carries a laptop of up to sixteen inches in a padded sleeve that stays dry in a downpour.',
+];
+const productPage = `<!doctype html><html><head><title>Ridge 20 Daypack</title></head><body>
+  <nav class="menu"><a href="/">Home</a> <a href="/packs">Packs</a></nav>
+  <main><div class="product"><h1>Ridge 20 Daypack</h1><p class="price">89.00 €</p>
+    ${['the fabric', 'the straps', 'the pockets'].map(paragraph).join('\n')}
+    ${features('mobile')}${features('desktop')}
+    <ul class="slides">${[...slides, slides[0]].map((text) => `<li class="slide"><p>${text}</p></li>`).join('')}</ul>
+  </div></main>
+  <footer class="footer"><p>Copyright Example Outdoor</p></footer></body></html>`;
+
 /** Words of a Markdown text or a reference, lower-cased, Markdown syntax and link targets left out. */
 const wordsOf = (s: string) =>
   words(s.replace(/!\[[^\]]*\]\([^)]*\)/g, ' ').replace(/\]\([^)]*\)/g, ' ')).split(' ');
@@ -232,6 +256,14 @@ describe('onlyMainContent on real pages', () => {
     // The cards' titles are links under headings: none is left.
     assert.doesNotMatch(md, /^#+ \[/m);
     assert.ok(precision > 0.97, `precision ${precision}`);
+  });
+
+  it("keeps one copy of a product page's blocks written twice (narrow and wide screens, carousel clones)", async () => {
+    const md = await markdownOf({ bytes: productPage, filename: 'product.html' });
+    assert.match(md, /^# Ridge 20 Daypack$/m);
+    assert.match(md, /about the straps is running prose/);
+    for (const text of [...featureLines, ...slides])
+      assert.equal(md.split(text).length - 1, 1, `not once: ${text}`);
   });
 
   it('keeps every item of a listing page, where no container dominates', async () => {

@@ -2,7 +2,7 @@ import type { Element, ElementContent, RootContent } from 'hast';
 import { HEADING_TAGS } from './blocks.ts';
 import { classList, FURNITURE_WEIGHT, hintWeight } from './hints.ts';
 import type { NodeStats } from './stats.ts';
-import { linkDensity } from './stats.ts';
+import { linkDensity, related } from './stats.ts';
 import { isNonMain } from './upstream.ts';
 
 /** Interactive and embedded parts: nothing to read in Markdown. */
@@ -267,7 +267,8 @@ function isBoilerplate(el: Element, s: NodeStats, context: Context, item: boolea
 /**
  * The boilerplate inside the chosen content, to be removed: blocks inside the content nodes,
  * and the header blocks themselves (what stands between the title and the content). Headings
- * that only introduce a removed block ("Related articles") go with it.
+ * that only introduce a removed block ("Related articles") go with it, and so do second copies
+ * of blocks that stay.
  */
 export function boilerplateIn(
   nodes: Element[],
@@ -283,13 +284,69 @@ export function boilerplateIn(
   let teaserText = 0;
   for (const run of teasers) teaserText += stats.get(run)!.text;
   if (teaserText > contentText * MAX_TEASER_SHARE) teasers = new Set();
-  const strict = findBoilerplate(groups, { contentText, stats, prose, lenient: false, teasers });
+  let doomed = findBoilerplate(groups, { contentText, stats, prose, lenient: false, teasers });
   let removed = 0;
-  for (const n of strict) if (n.type === 'element') removed += stats.get(n)!.text;
+  for (const n of doomed) if (n.type === 'element') removed += stats.get(n)!.text;
   // Class words alone would take most of the text away: on forums and Q&A pages the posts are
   // named "comment" and are the content. Trust only the structural evidence then.
-  if (removed <= contentText * CONTENT_SHARE) return strict;
-  return findBoilerplate(groups, { contentText, stats, prose, lenient: true, teasers });
+  if (removed > contentText * CONTENT_SHARE)
+    doomed = findBoilerplate(groups, { contentText, stats, prose, lenient: true, teasers });
+  for (const el of repeatsIn(groups, stats, doomed)) doomed.add(el);
+  return doomed;
+}
+
+/** An element's text without whitespace: two copies of one block read the same. */
+function textKey(el: Element): string {
+  let text = '';
+  const stack: ElementContent[] = [el];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'text') text += node.value;
+    else if (node.type === 'element')
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return text.replace(/\s+/g, '');
+}
+
+/**
+ * Second copies of a block the content already holds: shops and landing pages write the same
+ * section once for narrow and once for wide screens, and carousels clone their slides, which
+ * CSS and scripts hide but Markdown would print twice. Only the first copy that is kept stays.
+ * Shorter blocks (prices, labels) may well say the same thing twice. Texts are compared only
+ * between blocks of equal length that do not hold one another.
+ */
+function repeatsIn(
+  groups: RootContent[][],
+  stats: Map<Element, NodeStats>,
+  doomed: Set<RootContent>,
+): Element[] {
+  const blocks: Element[] = [];
+  const stack: RootContent[] = groups.flat().reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== 'element' || doomed.has(node)) continue;
+    if (stats.get(node)!.text >= MIN_SENTENCE_TEXT) blocks.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  const byLength = new Map<number, Element[]>();
+  for (const el of blocks) {
+    const length = stats.get(el)!.text;
+    const sameLength = byLength.get(length);
+    if (sameLength) sameLength.push(el);
+    else byLength.set(length, [el]);
+  }
+  const repeats: Element[] = [];
+  for (const sameLength of byLength.values()) {
+    if (sameLength.length < 2) continue;
+    const first = new Map<string, Element>();
+    for (const el of sameLength) {
+      const key = textKey(el);
+      const earlier = first.get(key);
+      if (earlier && !related(earlier, el, stats)) repeats.push(el);
+      else if (!earlier) first.set(key, el);
+    }
+  }
+  return repeats;
 }
 
 interface Context {

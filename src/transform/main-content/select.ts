@@ -3,7 +3,7 @@ import { hasOnlyInlineChildren } from './blocks.ts';
 import { FURNITURE_WEIGHT, hintWeight } from './hints.ts';
 import type { Scores } from './scoring.ts';
 import type { NodeStats } from './stats.ts';
-import { ancestors, linkDensity } from './stats.ts';
+import { ancestors, linkDensity, related } from './stats.ts';
 
 /**
  * A winner below this has about two short paragraphs of evidence: a pop-up or a teaser on a
@@ -41,12 +41,6 @@ function isStructurePart(el: Element, stats: Map<Element, NodeStats>): boolean {
 
 /** A winner this many times ahead of any unrelated candidate is the content on its own. */
 const DOMINANCE = 2;
-
-function related(a: Element, b: Element, stats: Map<Element, NodeStats>): boolean {
-  const sa = stats.get(a)!;
-  const sb = stats.get(b)!;
-  return (sa.order <= sb.order && sb.order <= sa.end) || (sb.order <= sa.order && sa.order <= sb.end);
-}
 
 /**
  * Whether no candidate outside the winner's own line (its ancestors and descendants) comes

@@ -87,3 +87,10 @@ export function ancestors(el: Element, stats: Map<Element, NodeStats>): Element[
   for (let a = stats.get(el)!.parent; a; a = stats.get(a)!.parent) out.push(a);
   return out;
 }
+
+/** Whether one element holds the other (or they are the same). */
+export function related(a: Element, b: Element, stats: Map<Element, NodeStats>): boolean {
+  const sa = stats.get(a)!;
+  const sb = stats.get(b)!;
+  return (sa.order <= sb.order && sb.order <= sa.end) || (sb.order <= sa.order && sa.order <= sb.end);
+}
