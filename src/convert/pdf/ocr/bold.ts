@@ -9,7 +9,7 @@ import type { OcrLine, OcrWord } from './hocr.ts';
 const BOLD_RATIO = 1.22;
 
 /** Ink/paper threshold by Otsu's method over the page's histogram (scans vary in contrast). */
-function inkThreshold(image: GrayImage): number {
+export function inkThreshold(image: GrayImage): number {
   // Every 7th pixel is plenty for a 256-bin histogram of megapixels, at a seventh of the cost.
   const histogram = new Uint32Array(256);
   const { pixels } = image;
@@ -59,11 +59,10 @@ function strokeWidth(image: GrayImage, word: OcrWord, threshold: number): number
 
 /**
  * Which words look bold: stroke width (scaled for the line's size) against the page's
- * median. Words of one or two characters are judged with their line, as their few strokes
+ * median (`threshold` from `inkThreshold`). Words of one or two characters are judged with their line, as their few strokes
  * say little.
  */
-export function findBold(image: GrayImage, lines: readonly OcrLine[]): Set<OcrWord> {
-  const threshold = inkThreshold(image);
+export function findBold(image: GrayImage, lines: readonly OcrLine[], threshold: number): Set<OcrWord> {
   const measured: { word: OcrWord; weight: number; line: number }[] = [];
   lines.forEach((line, index) => {
     // Stems grow with the type, but display sizes are drawn lighter: x-height^0.75 keeps

@@ -1,9 +1,10 @@
 import type { PageContent, TextRun } from '../page-content.ts';
-import { findBold } from './bold.ts';
-import { restoreBullets } from './bullets.ts';
+import { findBold, inkThreshold } from './bold.ts';
+import { findLostBullets, joinMarkers, restoreBullets } from './bullets.ts';
 import { type GrayImage, halveGray, rotateGray, toPgm } from './gray-image.ts';
 import { type OcrLine, type OcrWord, parseHocr } from './hocr.ts';
 import { runTesseract } from './tesseract.ts';
+import { measureXHeight } from './x-height.ts';
 
 /** Orientation detection needs shapes, not detail: a few megapixels decide it as well. */
 const ORIENTATION_PIXELS = 4_000_000;
@@ -94,17 +95,19 @@ const X_HEIGHT_PER_EM = 0.48;
 /**
  * The line's type size in pixels. Tesseract fits an x-height per row, which separates sizes
  * best (a 13.4 pt heading over 12 pt body: x-height 1.2x, row size only 1.06x) and does not
- * depend on which letters the line holds, unlike its box. Its row size (x-height + ascenders
- * + descenders) stands in when the x-height fit is implausible, the box when there is none.
+ * depend on which letters the line holds, unlike its box; that fit is refined on the image
+ * (`measureXHeight`). Its row size (x-height + ascenders + descenders) stands in when the
+ * x-height fit is implausible, the box when there is none.
  */
-function emSize(line: OcrLine, boxHeight: number): number {
+function emSize(image: GrayImage, line: OcrLine, boxHeight: number): number {
   const xHeight = line.size - line.ascenders - line.descenders;
-  if (xHeight > 0.3 * line.size && xHeight < 0.8 * line.size) return xHeight / X_HEIGHT_PER_EM;
+  if (xHeight > 0.3 * line.size && xHeight < 0.8 * line.size)
+    return (measureXHeight(image, line) ?? xHeight) / X_HEIGHT_PER_EM;
   return line.size > 0 ? line.size : boxHeight;
 }
 
 /** Words as text runs in PDF points; a line's words share its vertical extent and size. */
-function toRuns(lines: OcrLine[], scale: number, bold: ReadonlySet<OcrWord>): TextRun[] {
+function toRuns(image: GrayImage, lines: OcrLine[], scale: number, bold: ReadonlySet<OcrWord>): TextRun[] {
   const runs: TextRun[] = [];
   for (const line of lines) {
     let top = Number.POSITIVE_INFINITY;
@@ -113,7 +116,7 @@ function toRuns(lines: OcrLine[], scale: number, bold: ReadonlySet<OcrWord>): Te
       top = Math.min(top, word.top);
       bottom = Math.max(bottom, word.bottom);
     }
-    const size = emSize(line, bottom - top) / scale;
+    const size = emSize(image, line, bottom - top) / scale;
     for (const word of line.words) {
       runs.push({
         text: word.text,
@@ -169,6 +172,9 @@ export async function ocrImage(
       }
     }
   }
+  const threshold = inkThreshold(upright);
   restoreBullets(best.lines);
-  return toRuns(best.lines, scale, findBold(upright, best.lines));
+  joinMarkers(best.lines);
+  findLostBullets(upright, best.lines, threshold);
+  return toRuns(upright, best.lines, scale, findBold(upright, best.lines, threshold));
 }
