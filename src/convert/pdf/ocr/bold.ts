@@ -1,5 +1,5 @@
 import type { GrayImage } from './gray-image.ts';
-import type { OcrLine, OcrWord } from './hocr.ts';
+import { type OcrLine, type OcrWord, xHeightOf } from './hocr.ts';
 
 /**
  * A word counts as bold when its strokes are this much thicker than the page's typical word
@@ -59,15 +59,15 @@ function strokeWidth(image: GrayImage, word: OcrWord, threshold: number): number
 
 /**
  * Which words look bold: stroke width (scaled for the line's size) against the page's
- * median (`threshold` from `inkThreshold`). Words of one or two characters are judged with their line, as their few strokes
- * say little.
+ * median (`threshold` from `inkThreshold`). Words of one or two characters are judged with
+ * their line, as their few strokes say little.
  */
 export function findBold(image: GrayImage, lines: readonly OcrLine[], threshold: number): Set<OcrWord> {
   const measured: { word: OcrWord; weight: number; line: number }[] = [];
   lines.forEach((line, index) => {
     // Stems grow with the type, but display sizes are drawn lighter: x-height^0.75 keeps
     // 24 pt regular from passing as bold next to 11 pt, and a bold heading one size up bold.
-    const size = Math.max(1, line.size - line.ascenders - line.descenders) ** 0.75;
+    const size = Math.max(1, xHeightOf(line)) ** 0.75;
     for (const word of line.words) {
       const stroke = strokeWidth(image, word, threshold);
       if (stroke > 0) measured.push({ word, weight: stroke / size, line: index });

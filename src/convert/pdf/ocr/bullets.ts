@@ -1,6 +1,6 @@
 import { listMarker } from '../layout/lists.ts';
 import type { GrayImage } from './gray-image.ts';
-import type { OcrLine, OcrWord } from './hocr.ts';
+import { type OcrLine, type OcrWord, xHeightOf } from './hocr.ts';
 
 /** What Tesseract's English model reads a round list bullet as. */
 const BULLET_LOOKALIKE = /^[eo©®«»°¢@•●◦·]{1,2}$/u;
@@ -14,14 +14,10 @@ export function restoreBullets(lines: readonly OcrLine[]): void {
   for (const line of lines) {
     const [first, next] = line.words;
     if (!first || !BULLET_LOOKALIKE.test(first.text)) continue;
-    const xHeight = line.size - line.ascenders - line.descenders;
+    const xHeight = xHeightOf(line);
     const gap = next ? next.left - first.right : Number.POSITIVE_INFINITY;
     if (gap > Math.max(1, xHeight) * 1.2) first.text = '•';
   }
-}
-
-function xHeightOf(line: OcrLine): number {
-  return line.size - line.ascenders - line.descenders;
 }
 
 interface Box {

@@ -20,6 +20,11 @@ export interface OcrLine {
   words: OcrWord[];
 }
 
+/** Tesseract's x-height estimate for the line, in whole pixels (its row size less ascenders and descenders). */
+export function xHeightOf(line: OcrLine): number {
+  return line.size - line.ascenders - line.descenders;
+}
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function decodeEntities(text: string): string {

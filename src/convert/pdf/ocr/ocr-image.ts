@@ -2,7 +2,7 @@ import type { PageContent, TextRun } from '../page-content.ts';
 import { findBold, inkThreshold } from './bold.ts';
 import { findLostBullets, joinMarkers, restoreBullets } from './bullets.ts';
 import { type GrayImage, halveGray, rotateGray, toPgm } from './gray-image.ts';
-import { type OcrLine, type OcrWord, parseHocr } from './hocr.ts';
+import { type OcrLine, type OcrWord, parseHocr, xHeightOf } from './hocr.ts';
 import { runTesseract } from './tesseract.ts';
 import { measureXHeight } from './x-height.ts';
 
@@ -100,7 +100,7 @@ const X_HEIGHT_PER_EM = 0.48;
  * x-height fit is implausible, the box when there is none.
  */
 function emSize(image: GrayImage, line: OcrLine, boxHeight: number): number {
-  const xHeight = line.size - line.ascenders - line.descenders;
+  const xHeight = xHeightOf(line);
   if (xHeight > 0.3 * line.size && xHeight < 0.8 * line.size)
     return (measureXHeight(image, line) ?? xHeight) / X_HEIGHT_PER_EM;
   return line.size > 0 ? line.size : boxHeight;

@@ -1,5 +1,5 @@
 import type { GrayImage } from './gray-image.ts';
-import type { OcrLine, OcrWord } from './hocr.ts';
+import { type OcrLine, type OcrWord, xHeightOf } from './hocr.ts';
 
 /** Letters spanning exactly the x-height: a word with two of them in a row shows the meanline. */
 const X_LETTERS = /[acemnorsuvwxz]{2}/;
@@ -75,7 +75,7 @@ function wordXHeight(image: GrayImage, word: OcrWord, estimate: number): number 
  * from the estimate are not found, so a failed measure never moves a size by more than that.
  */
 export function measureXHeight(image: GrayImage, line: OcrLine): number | undefined {
-  const estimate = line.size - line.ascenders - line.descenders;
+  const estimate = xHeightOf(line);
   if (!(estimate > 0)) return undefined;
   const heights = line.words
     .filter((word) => X_LETTERS.test(word.text))
