@@ -75,6 +75,17 @@ describe('PDF', () => {
     assert.doesNotMatch(md, /Specialized Word Processing Tools/);
   });
 
+  it('puts headings of one style on a scan at one level', async () => {
+    // The scan's two section titles share a style (the reference makes both "##"); Tesseract's
+    // whole-pixel x-height read them a pixel apart, which made two heading levels.
+    const { status, body } = await call('scanned/scan-doc-code_and_formula.pdf');
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const level = (title: string) =>
+      new RegExp(`^(#+) ${title}\\s*$`, 'm').exec(body.data.markdown)?.[1]?.length;
+    assert.ok(level('JavaScript Code Example'), body.data.markdown);
+    assert.equal(level('JavaScript Code Example'), level('Formula'), body.data.markdown);
+  });
+
   it('OCRs every page in ocr mode, reading what is drawn rather than the text layer', async () => {
     // Large visible words, and an invisible text line (render mode 3) that only the text layer has.
     const pdf = onePage(
