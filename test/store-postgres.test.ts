@@ -45,6 +45,17 @@ async function freshDatabase(t: TestContext): Promise<string> {
   return url;
 }
 
+/**
+ * A one-connection pool, as migrate takes. pool.end() resolves before its connections have
+ * closed, so the database's drop (WITH FORCE) may still terminate one; a pool without an error
+ * listener would throw that as an uncaught exception into whichever test runs then.
+ */
+function poolOf(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => {});
+  return pool;
+}
+
 /** Rows of one query on the database, outside Quire. */
 async function query<R extends pg.QueryResultRow>(
   url: string,
@@ -525,7 +536,7 @@ describe('PostgresStore', () => {
 
   it('applies each migration once when several processes migrate at once', async (t) => {
     const url = await freshDatabase(t);
-    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url, max: 1 }));
+    const pools = Array.from({ length: 4 }, () => poolOf(url));
     try {
       const applied = await Promise.all(pools.map((pool) => migrate(pool)));
       const versions = fs.readdirSync(migrationsDir).flatMap((f) => /^(\d+)_.+\.sql$/.exec(f)?.[1] ?? []);
@@ -545,7 +556,7 @@ describe('PostgresStore', () => {
     defer(t, () => fs.rmSync(dir, { recursive: true, force: true }));
     fs.writeFileSync(path.join(dir, '001_good.sql'), 'CREATE TABLE good (x integer);');
     fs.writeFileSync(path.join(dir, '002_bad.sql'), 'CREATE TABLE bad (x nosuchtype);');
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const pool = poolOf(url);
     try {
       await assert.rejects(migrate(pool, dir), /nosuchtype/);
       const tables = await query(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
