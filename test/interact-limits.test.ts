@@ -174,7 +174,7 @@ describe('interact sessions: what one session may use', () => {
 
   it('a page that allocates past QUIRE_SESSION_MEMORY_MB ends its session, with the reason', async () => {
     const created = await createSession(server());
-    const pid = recordedPid(server().dataDir, created.id);
+    const pid = await recordedPid(server(), created.id);
     const cdp = await openCdp(created.cdpUrl);
     try {
       const { sessionId } = await attachToPage(cdp);
@@ -307,7 +307,7 @@ describe('interact sessions: what one session may use', () => {
   it('every thread of a session’s browser runs below conversions (nice 10, its autogroup too)', async () => {
     const created = await createSession(server());
     try {
-      const pid = recordedPid(server().dataDir, created.id);
+      const pid = await recordedPid(server(), created.id);
       // Chromium raises a few threads (display, IO) when it can, as root here: the watchdog
       // lowers them again, so this waits for the watchdog's pass rather than a time.
       const processes = await waitFor('every thread at nice 10 or lower', async () => {
@@ -333,7 +333,7 @@ describe('interact sessions: what one session may use', () => {
       const title = `target-${randomUUID()}`;
       const { sessionId } = await attachToPage(cdp);
       await navigate(cdp, sessionId, `${site()}/page?title=${title}`);
-      const pid = recordedPid(server().dataDir, target.id);
+      const pid = await recordedPid(server(), target.id);
       // Every TCP port listening on this host, the browsers' own included if they had any, is
       // asked for its DevTools target list from inside execute: none may list the target's tab.
       const ports = listeningPorts().map(({ host, port }) => `http://${host}:${port}`);

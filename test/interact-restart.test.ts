@@ -23,11 +23,14 @@ function executeProcess(dataDir: string): number | undefined {
 describe('interact sessions across a server crash', () => {
   it('a restart kills the browsers and executions a crashed run left, marks their sessions destroyed and removes their folders', async (t) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-restart-'));
-    const first = await startServer({ QUIRE_DATA_DIR: dataDir, QUIRE_SESSIONS_EXECUTE: 'true' });
+    // One node, run twice: in the cluster pass, an API process restarted with its node id, on the
+    // cluster's store.
+    const node = { QUIRE_DATA_DIR: dataDir, QUIRE_NODE_ID: `restart-${process.pid}` };
+    const first = await startServer({ ...node, QUIRE_SESSIONS_EXECUTE: 'true' });
     // Stopped by the kill below; if the test fails before it, stopped here.
     t.after(() => first.stop('SIGKILL'));
     const created = await createSession(first);
-    const pid = recordedPid(dataDir, created.id);
+    const pid = await recordedPid(first, created.id);
     const runDir = path.join(dataDir, 'sessions', 'run');
     assert.deepEqual(fs.readdirSync(runDir), [created.id]);
     // An execution that never ends by itself: only its timeout, which dies with the server, would.
@@ -54,7 +57,11 @@ describe('interact sessions across a server crash', () => {
     assert.ok(isRunning(runner), 'the execution outlived the killed server');
 
     // The same key as before, as a deployment's configuration would give it.
-    const second = await startServer({ QUIRE_DATA_DIR: dataDir, QUIRE_API_KEYS: first.key });
+    const second = await startServer({
+      ...node,
+      QUIRE_API_KEYS: first.key,
+      ...(first.databaseUrl ? { QUIRE_DATABASE_URL: first.databaseUrl } : {}),
+    });
     second.key = first.key;
     try {
       await waitFor('the leftover browser to die', async () => (isRunning(pid) ? undefined : true), 20_000);

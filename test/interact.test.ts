@@ -722,7 +722,7 @@ describe('interact sessions', () => {
 
   it('a browser that dies marks its session destroyed with the reason', async () => {
     const created = await createSession(server());
-    const pid = recordedPid(server().dataDir, created.id);
+    const pid = await recordedPid(server(), created.id);
     assert.ok(isRunning(pid));
     process.kill(pid, 'SIGKILL');
     const record = await destroyed(created.id);

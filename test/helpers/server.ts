@@ -13,7 +13,19 @@ export interface RunningServer {
   url: string;
   key: string;
   dataDir: string;
+  /**
+   * In the cluster pass (QUIRE_TEST_CLUSTER=1), the PostgreSQL database holding the cluster's
+   * keys, teams and sessions (what the embedded mode keeps in `dataDir`): the `quire` CLI reaches
+   * them with QUIRE_DATABASE_URL set to it (storeEnv).
+   */
+  databaseUrl?: string;
+  /** The process started: in the cluster pass, the `api` process. */
   process: ChildProcess;
+  /**
+   * The process whose children are the conversion workers: `process` itself in the embedded
+   * mode, the `worker` process in the cluster pass.
+   */
+  conversionProcess: ChildProcess;
   output: () => string;
   /**
    * The first match of `pattern` (not global) in what the server has printed, as soon as it is
@@ -45,7 +57,57 @@ export const redisUrl = 'redis://127.0.0.1:6379';
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   if (process.env.QUIRE_TEST_CLUSTER !== '1') return startProcess(env);
   const cluster = await startCluster(env);
-  return { ...cluster.api, stop: async (signal) => (await cluster.stop(signal))[0] ?? null };
+  const merged = mergeOutput([cluster.api, ...cluster.workers]);
+  return {
+    ...cluster.api,
+    ...merged,
+    databaseUrl: cluster.databaseUrl,
+    conversionProcess: cluster.workers[0]!.process,
+    stop: async (signal) => (await cluster.stop(signal))[0] ?? null,
+  };
+}
+
+/**
+ * What several processes print, as one: `output()` holds every process's lines in the order they
+ * arrived (what each printed while starting first), and `waitForOutput` resolves on a match in
+ * any of them. A cluster's conversions run in its worker, so what a test waits for (a converter's
+ * log line, a background job's end) may be printed there rather than by the API process.
+ * Rejects when any of the processes exits before the pattern is printed.
+ */
+function mergeOutput(servers: RunningServer[]): Pick<RunningServer, 'output' | 'waitForOutput'> {
+  let output = servers.map((s) => s.output()).join('');
+  const streams = servers.flatMap((s) => [s.process.stdout!, s.process.stderr!]);
+  for (const stream of streams) {
+    stream.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+  }
+  return {
+    output: () => output,
+    waitForOutput(pattern, from = 0) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(output.slice(from));
+          if (!match) return;
+          stopWatching();
+          resolve(match);
+        };
+        const exited = (code: number | null) => {
+          stopWatching();
+          reject(new Error(`a cluster process exited with ${code} before printing ${pattern}:\n${output}`));
+        };
+        const stopWatching = () => {
+          for (const stream of streams) stream.off('data', check);
+          for (const s of servers) s.process.off('exit', exited);
+        };
+        for (const stream of streams) stream.on('data', check);
+        for (const s of servers) s.process.once('exit', exited);
+        check();
+        const gone = servers.find((s) => s.process.exitCode !== null);
+        if (gone) exited(gone.process.exitCode);
+      });
+    },
+  };
 }
 
 export interface RunningCluster {
@@ -185,6 +247,7 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
     key,
     dataDir,
     process: child,
+    conversionProcess: child,
     output: () => output,
     waitForOutput(pattern, from = 0) {
       return new Promise((resolve, reject) => {
@@ -283,5 +346,16 @@ export function useServer(env: Record<string, string> = {}): () => RunningServer
   return () => {
     if (!server) throw new Error('the server is not running');
     return server;
+  };
+}
+
+/**
+ * The environment that points the `quire` CLI (keys, teams, audit) at `server`'s store: its data
+ * folder, and in the cluster pass its PostgreSQL database, where a cluster keeps keys and teams.
+ */
+export function storeEnv(server: RunningServer): Record<string, string> {
+  return {
+    QUIRE_DATA_DIR: server.dataDir,
+    ...(server.databaseUrl ? { QUIRE_DATABASE_URL: server.databaseUrl } : {}),
   };
 }

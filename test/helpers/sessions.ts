@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { type RunningServer, repoRoot } from './server.ts';
+import { type RunningServer, repoRoot, storeEnv } from './server.ts';
+import { storeRows } from './store.ts';
 
 export const chromiumPath = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -50,21 +50,16 @@ export async function otherTeamKey(server: RunningServer, team: string): Promise
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', team],
-    { env: { ...process.env, QUIRE_DATA_DIR: server.dataDir } },
+    { env: { ...process.env, ...storeEnv(server) } },
   );
   return stdout.trim();
 }
 
-/** The browser pid the store recorded for a session (read-only look into the SQLite file). */
-export function recordedPid(dataDir: string, sessionId: string): number {
-  const db = new DatabaseSync(path.join(dataDir, 'quire.db'), { readOnly: true });
-  try {
-    const row = db.prepare('SELECT pid FROM sessions WHERE id = ?').get(sessionId) as { pid: number | null };
-    if (row.pid === null) throw new Error('no pid recorded');
-    return row.pid;
-  } finally {
-    db.close();
-  }
+/** The browser pid the store recorded for a session (a read-only look into the server's store). */
+export async function recordedPid(server: RunningServer, sessionId: string): Promise<number> {
+  const [row] = await storeRows(server, 'SELECT pid FROM sessions WHERE id = ?', [sessionId]);
+  if (row?.pid === null || row?.pid === undefined) throw new Error('no pid recorded');
+  return Number(row.pid);
 }
 
 /** Whether a process exists and is not a zombie waiting to be reaped. */
