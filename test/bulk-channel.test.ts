@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { BulkChannel, fetchUpload, sendAnswer } from '../src/pipeline/bulk-channel.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 
 /**
  * The socket large uploads and answers cross between the API process and its conversion
@@ -13,7 +14,8 @@ import { BulkChannel, fetchUpload, sendAnswer } from '../src/pipeline/bulk-chann
  * withdrawn upload or a short answer is an error rather than a truncated document, and the
  * socket's folder is private and gone at close.
  */
-describe('the bulk channel between the API process and its conversion processes', () => {
+const firstPass = firstPassOnly('the bulk channel in one process, no server');
+describe('the bulk channel between the API process and its conversion processes', firstPass, () => {
   const channel = new BulkChannel();
   after(() => channel.close());
 

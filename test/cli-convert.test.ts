@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Progress } from '../src/cli/progress.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { corpusDir, parse, repoRoot, useServer } from './helpers/server.ts';
 
 const quire = path.join(repoRoot, 'src/cli/quire.ts');
@@ -43,7 +44,7 @@ const summary = /^quire: (\d+)\/(\d+) files converted, (\d+) pages?, [\d.]+ s(, 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-cli-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-describe('quire convert', () => {
+describe('quire convert', firstPassOnly('the CLI converting in its own process, no server'), () => {
   it('converts one file to standard output, with only the summary line on stderr off a terminal', async () => {
     const run = await cli(['convert', html]);
     assert.equal(run.code, 0, run.stderr);
@@ -161,7 +162,7 @@ describe('quire convert', () => {
   });
 });
 
-describe('progress', () => {
+describe('progress', firstPassOnly('the progress display alone, no server'), () => {
   const stream = (isTTY: boolean) => {
     const writes: string[] = [];
     return { writes, isTTY, columns: 80, write: (text: string) => writes.push(text) };

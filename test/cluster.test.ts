@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { firstPassOnly } from './helpers/mode.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import {
   corpusFile,
@@ -65,7 +66,8 @@ async function freePort(): Promise<number> {
 // Each block runs its own cluster, up to three blocks at once, since most of their time is spent
 // waiting for a dead worker's claim to lapse rather than converting; the tests of one block run
 // one after another (subtests would inherit the concurrency).
-describe('cluster mode', { concurrency: 3 }, () => {
+const firstPass = firstPassOnly('starts the clusters it tests itself');
+describe('cluster mode', { concurrency: 3, ...firstPass }, () => {
   describe('cluster mode: one api process, two worker processes', { concurrency: 1 }, () => {
     let cluster: RunningCluster;
     let embedded: RunningServer;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { configSchema, loadConfig } from '../src/config.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { corpusFile, parse, repoRoot, startCluster } from './helpers/server.ts';
 
 // No Docker daemon runs here, so the compose file is checked for what it promises without one:
@@ -32,7 +33,8 @@ const compose = parseYaml(
 ) as { services: Record<string, Service> };
 const { api, worker, redis, postgres } = compose.services;
 
-describe('docker-compose.yml', () => {
+const firstPass = firstPassOnly('reads docker-compose.yml and starts the cluster it describes itself');
+describe('docker-compose.yml', firstPass, () => {
   it('runs an api, workers, Redis and PostgreSQL, the Quire services waiting for both to be healthy', () => {
     assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'postgres', 'redis', 'worker']);
     for (const service of [api, worker]) {

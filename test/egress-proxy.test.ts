@@ -4,6 +4,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EgressProxy, type LookupAll } from '../src/sessions/egress-proxy.ts';
 import { NetPolicy } from '../src/sessions/net-policy.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 
 /** An origin that answers each path with a raw response, as a hostile site may. */
 const answers: Record<string, string> = {
@@ -12,7 +13,8 @@ const answers: Record<string, string> = {
   '/status-000': 'HTTP/1.1 000 OK\r\ncontent-length: 2\r\n\r\nok',
 };
 
-describe('the egress proxy faced with hostile answers and requests', () => {
+const firstPass = firstPassOnly("the egress proxy in the test's process, no server");
+describe('the egress proxy faced with hostile answers and requests', firstPass, () => {
   /** Connections to /stream, an answer that never ends, still open. */
   let streaming = 0;
   /** Called whenever a /stream connection closes. */
@@ -131,7 +133,8 @@ describe('the egress proxy faced with hostile answers and requests', () => {
   });
 });
 
-describe('the egress proxy faced with names that resolve to this machine (DNS rebinding)', () => {
+const firstPass2 = firstPassOnly("the egress proxy in the test's process, no server");
+describe('the egress proxy faced with names that resolve to this machine (DNS rebinding)', firstPass2, () => {
   /** Requests that reached the origin, a server on loopback. */
   let reached = 0;
   const origin = http.createServer((_req, res) => {

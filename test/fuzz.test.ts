@@ -3,12 +3,14 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fixtures, fuzzSection, replayFixture, runFuzz } from '../scripts/fuzz.ts';
 import { isFinding } from '../scripts/hostile/convert-child.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 
 /** The CI run: fixed, so that a finding here is the same finding on every machine. */
 const seed = 1;
 const cases = 2000;
 
-describe('fuzzing the converters', () => {
+const firstPass = firstPassOnly('the converters in child processes of the test, no server');
+describe('fuzzing the converters', firstPass, () => {
   // Each input a past run found: converted as the server would, without a crash, a hang or a
   // dying process. A bug found but not fixed yet carries `todo` in its .json.
   for (const file of fixtures()) {

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
+import { firstPassOnly } from './helpers/mode.ts';
 import { type RunningCluster, type RunningServer, startCluster } from './helpers/server.ts';
 import { api, createSession, isRunning, sessionFolder, useTestSite, waitFor } from './helpers/sessions.ts';
 
@@ -66,7 +67,8 @@ function openSocket(url: string): Promise<WebSocket | number> {
 /** The messages each socket `openSocket` opened has received so far. */
 const received = new WeakMap<WebSocket, LiveMessage[]>();
 
-describe('interact sessions in cluster mode: two nodes', { concurrency: 1 }, () => {
+const firstPass = firstPassOnly('starts the clusters it tests itself');
+describe('interact sessions in cluster mode: two nodes', { concurrency: 1, ...firstPass }, () => {
   let cluster: RunningCluster;
   let a: RunningServer;
   let b: RunningServer;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isBlockedAddress, NetPolicy } from '../src/sessions/net-policy.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 
-describe('what a browser session may reach', () => {
+describe('what a browser session may reach', firstPassOnly('the policy alone, no server'), () => {
   it('blocks private, loopback, link-local, CGNAT and reserved addresses, however written', () => {
     for (const address of [
       '127.0.0.1',

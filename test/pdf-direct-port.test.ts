@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { documentParams, loadPdfJs, openPdf } from '../src/convert/pdf/load-document.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { corpusDir } from './helpers/server.ts';
 
 /**
@@ -43,7 +44,8 @@ async function pagesOf(doc: PDFDocumentProxy): Promise<string[]> {
   return pages;
 }
 
-describe("PDF pages through Quire's direct port and through pdf.js's copying channel", () => {
+const firstPass = firstPassOnly("pdf.js in the test's process, no server");
+describe("PDF pages through Quire's direct port and through pdf.js's copying channel", firstPass, () => {
   for (const file of files) {
     it(`are the same for ${path.basename(file)}`, async () => {
       const pdfjs = await loadPdfJs();

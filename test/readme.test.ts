@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { describeConfig } from '../src/config.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { repoRoot } from './helpers/server.ts';
 
-describe('README', () => {
+describe('README', firstPassOnly('reads README.md and .ci/run, no server'), () => {
   const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 
   it('documents every environment variable Quire reads', () => {

@@ -5,6 +5,7 @@ import { findPii } from '../src/transform/pii/find-pii.ts';
 import { loadNameFinder } from '../src/transform/pii/names.ts';
 import { allBuckets } from '../src/transform/pii/settings.ts';
 import { para, R, run, wordPackage } from './helpers/docx.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
 /** All data below is invented: reserved phone ranges, documented test cards and IBANs, example.com. */
@@ -220,7 +221,7 @@ function fastValues(text: string): string[] {
   return findPii(text, 'fast', new Set(allBuckets)).map((s) => text.slice(s.start, s.end));
 }
 
-describe('redactPII secrets', () => {
+describe('redactPII secrets', firstPassOnly('the finder alone, no server'), () => {
   it('takes a value for a secret only when it is one, not code, prose or a stand-in', () => {
     const notSecrets = [
       'password: process.env.DB_PASSWORD,',
@@ -263,7 +264,7 @@ describe('redactPII secrets', () => {
   });
 });
 
-describe('redactPII addresses', () => {
+describe('redactPII addresses', firstPassOnly('the finder alone, no server'), () => {
   it('takes the address lines of many countries as one place each', async () => {
     const names = await loadNameFinder();
     const places = (text: string) =>

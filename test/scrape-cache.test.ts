@@ -17,6 +17,7 @@ import { cachePlan, ScrapeCache } from '../src/scrape/scrape-cache.ts';
 import { PostgresStore } from '../src/store/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { createDatabase } from './helpers/postgres.ts';
 import { type RunningServer, repoRoot, startProcess } from './helpers/server.ts';
 
@@ -172,7 +173,10 @@ function cli(server: RunningServer, env: Record<string, string>) {
 
 // The two stores' blocks and the rendered one each run their own server, so they run side by side
 // (most of their time is waiting on the origin, a worker or the browser); their tests one after another.
-describe('scrape cache', { concurrency: 3 }, () => {
+const firstPass = firstPassOnly(
+  "starts its embedded servers itself (startProcess) and looks into their SQLite store; the cache on PostgreSQL, which a cluster shares, is PostgresStore's (store-postgres.test.ts)",
+);
+describe('scrape cache', { concurrency: 3, ...firstPass }, () => {
   for (const backend of [sqliteBackend(), postgresBackend()]) {
     describe(`scrape cache on ${backend.name}`, { concurrency: 1 }, () => {
       const origin = new Origin();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { isAppShell } from '../src/scrape/render/needs-render.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { onePage } from './helpers/pdf.ts';
 import { useServer } from './helpers/server.ts';
 
@@ -43,7 +44,7 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
-describe('isAppShell', () => {
+describe('isAppShell', firstPassOnly('a function alone, no server'), () => {
   const page = (body: string, contentType: string | undefined = 'text/html') => ({
     url: 'http://example.com/',
     status: 200,

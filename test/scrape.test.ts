@@ -15,6 +15,7 @@ import { fetchUrl } from '../src/scrape/fetch-url.ts';
 import type { ResolveAll } from '../src/scrape/vetted-address.ts';
 import { NetPolicy } from '../src/sessions/net-policy.ts';
 import { type FakeLlm, startFakeLlm } from './helpers/fake-llm.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { PythonSdkClient } from './helpers/python-client.ts';
 import { corpusFile, type RunningServer, startServer, useServer } from './helpers/server.ts';
 import { zip } from './helpers/zip.ts';
@@ -540,7 +541,8 @@ describe('scrape over TLS', () => {
   });
 });
 
-describe('the fetcher and name resolution', () => {
+const firstPass = firstPassOnly("the fetcher in the test's process, no server");
+describe('the fetcher and name resolution', firstPass, () => {
   const site = new Site();
   before(async () => {
     await site

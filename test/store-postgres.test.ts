@@ -13,6 +13,7 @@ import { migrate, migrationsDir } from '../src/store/postgres-migrate.ts';
 import { PostgresStore } from '../src/store/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite-store.ts';
 import type { ApiKeyRecord, SessionRecord, Store } from '../src/store/store.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { createDatabase } from './helpers/postgres.ts';
 import { parse, type RunningServer, repoRoot, startServer } from './helpers/server.ts';
 import { api, createSession } from './helpers/sessions.ts';
@@ -147,7 +148,8 @@ async function cuttableLink(targetPort: number) {
 }
 
 // Each test has a database and servers of its own; two at a time, as they mostly wait on starts.
-describe('PostgreSQL store behind a real server', { concurrency: 2 }, () => {
+const firstPass = firstPassOnly('starts its servers on PostgreSQL itself');
+describe('PostgreSQL store behind a real server', { concurrency: 2, ...firstPass }, () => {
   it('keys made with the CLI work over HTTP until revoked; each request writes an audit event', async (t) => {
     const url = await freshDatabase(t);
     const server = await started(t, { QUIRE_DATABASE_URL: url });
@@ -284,7 +286,7 @@ describe('PostgreSQL store behind a real server', { concurrency: 2 }, () => {
   });
 });
 
-describe('PostgresStore', () => {
+describe('PostgresStore', firstPassOnly('the store alone on PostgreSQL, no server'), () => {
   /** Every Store method, with the edge cases SqliteStore defines; returns what each call gave. */
   async function exercise(store: Store): Promise<Record<string, unknown>> {
     const seen: Record<string, unknown> = {};
