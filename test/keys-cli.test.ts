@@ -5,9 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { parse, repoRoot, startServer } from './helpers/server.ts';
+import { embeddedOnly, firstPassOnly } from './helpers/mode.ts';
+import { parse, repoRoot, startServer, storeEnv } from './helpers/server.ts';
 
 const run = promisify(execFile);
+
+const cliAlone = firstPassOnly('the CLI on a SQLite data folder, with no server: the same in both passes');
+const sqliteFile = embeddedOnly(
+  'the SQLite file in the data folder; a cluster keeps its store in PostgreSQL',
+);
 
 describe('API keys', () => {
   it('first start of an empty store creates and prints one key that works', async () => {
@@ -27,7 +33,7 @@ describe('API keys', () => {
 
   it('the CLI creates, lists and revokes keys in the store the server reads', async () => {
     const server = await startServer();
-    const env = { ...process.env, QUIRE_DATA_DIR: server.dataDir };
+    const env = { ...process.env, ...storeEnv(server) };
     const cli = (...args: string[]) =>
       run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
     try {
@@ -50,7 +56,7 @@ describe('API keys', () => {
     }
   });
 
-  it('stores only hashes of keys', async () => {
+  it('stores only hashes of keys', cliAlone, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
     const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
     const { stdout } = await run(
@@ -66,31 +72,35 @@ describe('API keys', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('revokes by what `keys list` shows: the prefix with its ellipsis, or the start of the id', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
-    const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
-    const cli = (...args: string[]) =>
-      run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
-    try {
-      await cli('keys', 'create', '--team', 'a');
-      await cli('keys', 'create', '--team', 'b');
-      const lines = (await cli('keys', 'list')).stdout.trim().split('\n');
-      const [firstId, firstPrefix] = lines[0]!.split(/\s+/);
-      const secondId = lines[1]!.split(/\s+/)[0]!;
-      assert.match(firstPrefix!, /^qk_\S+…$/);
-      assert.match((await cli('keys', 'revoke', firstPrefix!)).stdout, /revoked 1 key/);
-      assert.match((await cli('keys', 'revoke', secondId.slice(0, 8))).stdout, /revoked 1 key/);
-      const after = (await cli('keys', 'list')).stdout;
-      assert.match(after, new RegExp(`${firstId}.*revoked`));
-      assert.match(after, new RegExp(`${secondId}.*revoked`));
-      // Too short to name one key: refused, nothing revoked.
-      await assert.rejects(cli('keys', 'revoke', secondId.slice(0, 3)));
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'revokes by what `keys list` shows: the prefix with its ellipsis, or the start of the id',
+    cliAlone,
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
+      const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
+      const cli = (...args: string[]) =>
+        run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
+      try {
+        await cli('keys', 'create', '--team', 'a');
+        await cli('keys', 'create', '--team', 'b');
+        const lines = (await cli('keys', 'list')).stdout.trim().split('\n');
+        const [firstId, firstPrefix] = lines[0]!.split(/\s+/);
+        const secondId = lines[1]!.split(/\s+/)[0]!;
+        assert.match(firstPrefix!, /^qk_\S+…$/);
+        assert.match((await cli('keys', 'revoke', firstPrefix!)).stdout, /revoked 1 key/);
+        assert.match((await cli('keys', 'revoke', secondId.slice(0, 8))).stdout, /revoked 1 key/);
+        const after = (await cli('keys', 'list')).stdout;
+        assert.match(after, new RegExp(`${firstId}.*revoked`));
+        assert.match(after, new RegExp(`${secondId}.*revoked`));
+        // Too short to name one key: refused, nothing revoked.
+        await assert.rejects(cli('keys', 'revoke', secondId.slice(0, 3)));
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 
-  it('keeps the store readable by its owner only', async () => {
+  it('keeps the store readable by its owner only', sqliteFile, async () => {
     const server = await startServer();
     try {
       // The server has written to the store (its WAL exists once the first write is done).

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, it, mock } from 'node:test';
 import { limits } from '../src/limits.ts';
 import { SlidingWindowRateLimiter } from '../src/quota/rate-limit.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { filePartHead, filePartTail, rawParse } from './helpers/raw-upload.ts';
 import { corpusFile, parse, startServer } from './helpers/server.ts';
 import { childrenOf, isRunning, otherTeamKey, waitFor } from './helpers/sessions.ts';
+import { storeRows } from './helpers/store.ts';
+
+const limiterAlone = firstPassOnly('the limiter alone under a mocked clock, no server');
 
 describe('service lifecycle', () => {
   it('finishes a request in flight on SIGTERM, then exits 0', async () => {
@@ -43,15 +45,13 @@ describe('service lifecycle', () => {
       const file = { bytes: '<p>x</p>', filename: 'secret-plan.html' };
       await parse(server, { file, options: { auditMetadata: { username: 'alice' } } });
       await parse(server, { file, options: { auditMetadata: { username: 'bob' }, zeroDataRetention: true } });
-      const db = new DatabaseSync(path.join(server.dataDir, 'quire.db'), { readOnly: true });
-      const rows = db
-        .prepare(
-          'SELECT username, filename, format, status, zero_data_retention FROM audit_events ORDER BY seq',
-        )
-        .all();
-      db.close();
+      const rows = await storeRows(
+        server,
+        'SELECT username, filename, format, status, zero_data_retention FROM audit_events ORDER BY seq',
+      );
       assert.deepEqual(
-        rows.map((r) => ({ ...r })),
+        // SQLite keeps the flag as 0 or 1, PostgreSQL as a boolean.
+        rows.map((r) => ({ ...r, zero_data_retention: Number(r.zero_data_retention) })),
         [
           {
             username: 'alice',
@@ -133,7 +133,7 @@ describe('service lifecycle', () => {
     }
   });
 
-  it('the rate window slides: a new minute on the clock brings no fresh budget', async () => {
+  it('the rate window slides: a new minute on the clock brings no fresh budget', limiterAlone, async () => {
     // The limiter and its counters read Date.now() and set timers: both under the test's clock.
     mock.timers.enable({ apis: ['Date', 'setTimeout'], now: Date.UTC(2030, 0, 1, 12, 0, 59, 900) });
     try {
@@ -157,8 +157,10 @@ describe('service lifecycle', () => {
     const server = await startServer({ QUIRE_WORKERS: '2' });
     try {
       assert.equal((await parse(server, { file: { bytes: '<p>x</p>', filename: 'a.html' } })).status, 200);
-      const serverPid = server.process.pid!;
-      const children = childrenOf(serverPid);
+      // The API process, and the one running the conversion workers (the same one unless in a
+      // cluster, where it is the worker process).
+      const serverPids = [...new Set([server.process.pid!, server.conversionProcess.pid!])];
+      const children = childrenOf(server.conversionProcess.pid!);
       const workers = children.filter((pid) =>
         fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('max-old-space-size'),
       );
@@ -168,7 +170,7 @@ describe('service lifecycle', () => {
         2 + limits.spareWorkers,
         `conversion workers among ${children.join(', ')}`,
       );
-      for (const pid of [serverPid, ...workers]) {
+      for (const pid of [...serverPids, ...workers]) {
         // A zero-retention upload must not land on disk in a core file when a worker aborts.
         const processLimits = fs.readFileSync(`/proc/${pid}/limits`, 'latin1');
         assert.match(processLimits, /^Max core file size\s+0\s+0\s+bytes/m, `process ${pid}`);
@@ -194,7 +196,7 @@ describe('service lifecycle', () => {
     // pool also keeps an idle spare).
     const worker = await waitFor(
       'the worker to start OCR',
-      async () => childrenOf(server.process.pid!).find((pid) => childrenOf(pid).length > 0),
+      async () => childrenOf(server.conversionProcess.pid!).find((pid) => childrenOf(pid).length > 0),
       60_000,
     );
     await server.stop('SIGKILL');
