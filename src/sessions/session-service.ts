@@ -276,6 +276,10 @@ export class SessionService {
         `The browser for this session did not start: ${(error as Error).message}`,
       );
     }
+    // Idle from now, when the caller gets the session: a create that waited its turn to launch
+    // (at most four browsers start at once) or launched on a loaded machine could otherwise take
+    // longer than activityTtl, and the session would end before its caller could use it.
+    held.clock.touch();
     held.clock.start();
     return { id, ...this.urls(id, base), expiresAt: held.record.expiresAt };
   }
