@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { imageFixture } from './helpers/images.ts';
+import { inClusterPass } from './helpers/mode.ts';
 import { corpusFile, parse, startServer, useServer } from './helpers/server.ts';
 
 const token = 'metrics-token-for-tests';
@@ -43,7 +44,9 @@ describe('GET /metrics', () => {
     // An image is a page read by OCR; a PDF with a text layer needs none in the default mode.
     assert.equal(sample(body, 'quire_ocr_pages_total{format="png"}'), 1);
     assert.equal(sample(body, 'quire_ocr_pages_total{format="pdf"}'), undefined);
-    assert.equal(sample(body, 'quire_workers'), 2);
+    // The process's own pool: in a cluster the API process converts nothing, its worker does
+    // (README, Cluster mode: 0 for api).
+    assert.equal(sample(body, 'quire_workers'), inClusterPass ? 0 : 2);
     assert.equal(sample(body, 'quire_workers_busy'), 0);
     assert.equal(sample(body, 'quire_queue_depth'), 0);
     assert.equal(sample(body, 'quire_sessions_active'), 0);

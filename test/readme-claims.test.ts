@@ -5,6 +5,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
 import CFB from 'cfb';
+import pg from 'pg';
+import { embeddedOnly, inClusterPass } from './helpers/mode.ts';
 import { buildPdf, stream } from './helpers/pdf.ts';
 import { corpusFile, parse, type RunningServer, repoRoot, startServer, useServer } from './helpers/server.ts';
 
@@ -25,6 +27,36 @@ function packagePart(corpusPath: string, part: string): Buffer {
   return Buffer.from(entry.content as Uint8Array);
 }
 
+/** A fault of the embedded store: its write lock, held by this process until released. */
+function holdSqliteWriteLock(server: RunningServer) {
+  const db = new DatabaseSync(path.join(server.dataDir, 'quire.db'));
+  db.exec('BEGIN IMMEDIATE');
+  return {
+    message: 'database is locked',
+    stackHead: 'Error: ',
+    release: async () => {
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
+}
+
+/** A fault of a cluster's store: PostgreSQL refuses every new session row until released. */
+async function refuseSessionRows(server: RunningServer) {
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  await client.query('ALTER TABLE sessions ADD CONSTRAINT test_fault CHECK (false) NOT VALID');
+  return {
+    message: 'new row for relation \\"sessions\\" violates check constraint \\"test_fault\\"',
+    // node-postgres names its DatabaseError "error".
+    stackHead: 'error: ',
+    release: async () => {
+      await client.query('ALTER TABLE sessions DROP CONSTRAINT test_fault');
+      await client.end();
+    },
+  };
+}
+
 describe('README claims', () => {
   const server = useServer({ QUIRE_WORKERS: '2', QUIRE_SESSIONS_MIN_FREE_MB: '0' });
 
@@ -36,13 +68,14 @@ describe('README claims', () => {
 
   describe('errors', () => {
     it('a 500 carries an error id and no stack trace; the log has both', async () => {
-      // A real fault, not a test hook: another process holds the store's write lock (as a
-      // backup tool or a stuck `quire keys` could). Creating a session must write its record,
-      // SQLite gives up after its busy timeout (5 s), and the error is nothing the server
-      // expected: it answers 500. Nothing is launched first, so no browser is needed.
+      // A real fault, not a test hook. In the embedded mode another process holds the store's
+      // write lock (as a backup tool or a stuck `quire keys` could): SQLite gives up after its
+      // busy timeout (5 s). In the cluster pass PostgreSQL refuses the row, as a constraint an
+      // operator added by mistake would make it. Creating a session must write its record, and
+      // the error is nothing the server expected: it answers 500. Nothing is launched first, so
+      // no browser is needed.
       const s = server();
-      const db = new DatabaseSync(path.join(s.dataDir, 'quire.db'));
-      db.exec('BEGIN IMMEDIATE');
+      const fault = inClusterPass ? await refuseSessionRows(s) : holdSqliteWriteLock(s);
       let res: Response;
       try {
         res = await fetch(`${s.url}/v2/interact`, {
@@ -51,8 +84,7 @@ describe('README claims', () => {
           body: '{}',
         });
       } finally {
-        db.exec('ROLLBACK');
-        db.close();
+        await fault.release();
       }
       assert.equal(res.status, 500);
       const text = await res.text();
@@ -63,7 +95,8 @@ describe('README claims', () => {
       const id = /Error ID: ([0-9a-f-]{36})$/.exec(body.error)?.[1];
       assert.ok(id, body.error);
       // No stack, no file paths, not even the underlying message.
-      assert.doesNotMatch(text, /\bat \S+ \(|\.ts:\d+|node_modules|database is locked/);
+      assert.doesNotMatch(text, /\bat \S+ \(|\.ts:\d+|node_modules/);
+      assert.equal(text.includes(fault.message), false, text);
       // The operator finds the cause under the same id. The log comes down another pipe than
       // the answer, so it may arrive after it: wait for the line, don't race it.
       const loggedLine = () =>
@@ -73,8 +106,8 @@ describe('README claims', () => {
           .find((line) => line.includes(id));
       while (!loggedLine()) await new Promise((resolve) => setTimeout(resolve, 20));
       const logged = loggedLine()!;
-      assert.match(logged, /database is locked/);
-      assert.match(logged, /"stack":"Error: database is locked\\n {4}at /);
+      assert.ok(logged.includes(fault.message), logged);
+      assert.ok(logged.includes(`"stack":"${fault.stackHead}${fault.message}\\n    at `), logged);
     });
   });
 
@@ -381,7 +414,11 @@ describe('README claims', () => {
   });
 });
 
-describe('README claims: the conversion queue', () => {
+const queueCheckedPerProcess = embeddedOnly(
+  'three requests sent at once: a cluster checks QUIRE_QUEUE_SIZE as each job is queued in Redis, so requests arriving together can pass it by a few (README, Cluster mode); cluster.test.ts checks the limit with jobs queued one after another',
+);
+
+describe('README claims: the conversion queue', queueCheckedPerProcess, () => {
   const server = useServer({ QUIRE_WORKERS: '1', QUIRE_QUEUE_SIZE: '1', QUIRE_TEAM_CONCURRENCY: '8' });
 
   it('answers 429 with Retry-After once the workers and QUIRE_QUEUE_SIZE waiting conversions are taken', async () => {

@@ -8,6 +8,7 @@ import { ApiError } from '../src/errors.ts';
 import { limits } from '../src/limits.ts';
 import { RedisTeamConcurrency } from '../src/quota/redis-team-concurrency.ts';
 import { InProcessTeamConcurrency, type TeamConcurrency } from '../src/quota/team-concurrency.ts';
+import { firstPassOnly } from './helpers/mode.ts';
 import { ocrWithin, pagesToRecognise } from './helpers/pdf.ts';
 import { createDatabase } from './helpers/postgres.ts';
 import { filePartHead, rawParse } from './helpers/raw-upload.ts';
@@ -20,6 +21,7 @@ import {
   repoRoot,
   startCluster,
   startServer,
+  storeEnv,
   useServer,
 } from './helpers/server.ts';
 
@@ -42,7 +44,7 @@ function cliOn(env: Record<string, string>) {
     ).stdout;
 }
 
-const cliFor = (server: RunningServer) => cliOn({ QUIRE_DATA_DIR: server.dataDir });
+const cliFor = (server: RunningServer) => cliOn(storeEnv(server));
 
 const html = (text: string) => ({
   bytes: `<html><body><p>${text}</p></body></html>`,
@@ -195,7 +197,7 @@ async function queueDepthOfOne(
   assert.equal(next.body.data.metadata.concurrencyLimited, false);
 }
 
-describe('teams: settings, credits and audit export (embedded store)', () => {
+describe("teams: settings, credits and audit export (the server's store)", () => {
   const server = useServer({ QUIRE_WORKERS: '2', QUIRE_LOG_LEVEL: 'debug' });
 
   it('settings set with the CLI read back, and hold the team to them', async () => {
@@ -385,7 +387,11 @@ describe('teams: settings, credits and audit export (embedded store)', () => {
   });
 });
 
-describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
+const postgresAlready = firstPassOnly(
+  "a server on PostgreSQL: in the cluster pass, the block above runs on the cluster's PostgreSQL already",
+);
+
+describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', postgresAlready, () => {
   /** A server on a new empty database of the machine's PostgreSQL; both gone when the test ends. */
   async function onPostgres(t: TestContext) {
     const { url, drop } = await createDatabase();
@@ -409,24 +415,28 @@ describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
   });
 });
 
-describe('team queue depth in cluster mode (Redis)', () => {
-  it('counts the requests waiting on every api process: one waiting on the second refuses a third on the first', async (t) => {
-    const cluster: RunningCluster = await startCluster({ QUIRE_LOG_LEVEL: 'debug', QUIRE_WORKERS: '1' });
-    t.after(() => cluster.stop());
-    const cli = cliOn({ QUIRE_DATABASE_URL: cluster.databaseUrl, QUIRE_DATA_DIR: cluster.api.dataDir });
-    const [second, key] = await Promise.all([cluster.addApi(), oneRunningOneWaiting(cli, 'shallow')]);
-    await queueDepthOfOne(key, 'shallow', cluster.api, second);
-    // Every place in line was given back: the team's waiting set is gone.
-    assert.deepEqual(await cluster.redisKeys('slot-waiters:*'), []);
-  });
-});
+describe(
+  'team queue depth in cluster mode (Redis)',
+  firstPassOnly('starts the cluster it tests itself'),
+  () => {
+    it('counts the requests waiting on every api process: one waiting on the second refuses a third on the first', async (t) => {
+      const cluster: RunningCluster = await startCluster({ QUIRE_LOG_LEVEL: 'debug', QUIRE_WORKERS: '1' });
+      t.after(() => cluster.stop());
+      const cli = cliOn({ QUIRE_DATABASE_URL: cluster.databaseUrl, QUIRE_DATA_DIR: cluster.api.dataDir });
+      const [second, key] = await Promise.all([cluster.addApi(), oneRunningOneWaiting(cli, 'shallow')]);
+      await queueDepthOfOne(key, 'shallow', cluster.api, second);
+      // Every place in line was given back: the team's waiting set is gone.
+      assert.deepEqual(await cluster.redisKeys('slot-waiters:*'), []);
+    });
+  },
+);
 
 /**
  * Both implementations driven directly, for what HTTP cannot show without waiting on a clock:
  * a request that leaves the line gives its place back at once, and in Redis a place another
  * process holds counts until its lease runs out (a process that died renews it no more).
  */
-describe('team queue depth: the concurrency implementations', () => {
+describe('team queue depth: the concurrency implementations', firstPassOnly('no server'), () => {
   const oneAndOne = async () => ({ concurrency: 1, queueDepth: 1 });
 
   /** A request for a slot of team `t`, and a promise settled once it is in line. */
