@@ -30,7 +30,8 @@ describe('interact sessions across a server crash', () => {
     // Stopped by the kill below; if the test fails before it, stopped here.
     t.after(() => first.stop('SIGKILL'));
     const created = await createSession(first);
-    const pid = await recordedPid(first, created.id);
+    // The store is in `dataDir` (first.dataDir is the folder startServer made and did not use).
+    const pid = await recordedPid({ ...first, dataDir }, created.id);
     const runDir = path.join(dataDir, 'sessions', 'run');
     assert.deepEqual(fs.readdirSync(runDir), [created.id]);
     // An execution that never ends by itself: only its timeout, which dies with the server, would.
