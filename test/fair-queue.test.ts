@@ -6,17 +6,18 @@ import { promisify } from 'node:util';
 import { limits } from '../src/limits.ts';
 import { FairQueue, type WorkerSlot } from '../src/pipeline/fair-queue.ts';
 import { mayRaisePriority } from '../src/process-priority.ts';
-import { corpusFile, parse, repoRoot, startServer } from './helpers/server.ts';
+import { embeddedOnly, firstPassOnly } from './helpers/mode.ts';
+import { corpusFile, parse, type RunningServer, repoRoot, startServer, storeEnv } from './helpers/server.ts';
 import { childrenOf, niceOf, waitFor } from './helpers/sessions.ts';
 
 const run = promisify(execFile);
 
-/** Creates a key for `team` in the server's store. */
-async function keyFor(dataDir: string, team: string): Promise<string> {
+/** Creates a key for `team` in the server's store (in the cluster pass, the cluster's PostgreSQL). */
+async function keyFor(server: RunningServer, team: string): Promise<string> {
   const cli = await run(
     process.execPath,
     [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', team],
-    { env: { ...process.env, QUIRE_DATA_DIR: dataDir } },
+    { env: { ...process.env, ...storeEnv(server) } },
   );
   return cli.stdout.trim();
 }
@@ -52,6 +53,10 @@ async function submitted(output: () => string, team: string, count: number): Pro
   }
 }
 
+const reserveIsLocal = embeddedOnly(
+  "the reserve holds a worker of one process's pool for a team served a moment ago; a cluster's jobs go by their BullMQ priority, and the README says no worker is held back there",
+);
+
 describe('fair queue', () => {
   it('gives a free worker to a waiting team before the team that holds it gets another', async () => {
     // One worker, so the order in which conversions get it is the whole story.
@@ -61,7 +66,7 @@ describe('fair queue', () => {
       QUIRE_LOG_LEVEL: 'debug',
     });
     try {
-      const otherKey = await keyFor(server.dataDir, 'other');
+      const otherKey = await keyFor(server, 'other');
       // Each of team default's conversions holds the worker until its own deadline, never less.
       const first = slowParse(server, 3000, new AbortController());
       await submitted(server.output, 'default', 1);
@@ -91,50 +96,54 @@ describe('fair queue', () => {
     }
   });
 
-  it('keeps a worker free for a team between two requests while another team floods the rest', async () => {
-    // A reserve far longer than this test, so a busy machine cannot make it lapse.
-    const server = await startServer({
-      QUIRE_WORKERS: '2',
-      QUIRE_TEAM_CONCURRENCY: '8',
-      QUIRE_FAIR_RESERVE_MS: '600000',
-      QUIRE_LOG_LEVEL: 'debug',
-    });
-    try {
-      const otherKey = await keyFor(server.dataDir, 'other');
-      const small = (text: string) =>
-        parse(server, {
-          file: {
-            bytes: `<html><body><h1>${text}</h1><p>Small page.</p></body></html>`,
-            filename: 'small.html',
-          },
-          options: { timeout: 30_000 },
-          key: otherKey,
-        });
-      // Team other has just been served and holds nothing now.
-      assert.equal((await small('First')).status, 200);
-      const flood = new AbortController();
-      const slow = [slowParse(server, 100_000, flood), slowParse(server, 100_000, flood)];
-      const settled = watch(slow);
-      await submitted(server.output, 'default', 2);
+  it(
+    'keeps a worker free for a team between two requests while another team floods the rest',
+    reserveIsLocal,
+    async () => {
+      // A reserve far longer than this test, so a busy machine cannot make it lapse.
+      const server = await startServer({
+        QUIRE_WORKERS: '2',
+        QUIRE_TEAM_CONCURRENCY: '8',
+        QUIRE_FAIR_RESERVE_MS: '600000',
+        QUIRE_LOG_LEVEL: 'debug',
+      });
+      try {
+        const otherKey = await keyFor(server, 'other');
+        const small = (text: string) =>
+          parse(server, {
+            file: {
+              bytes: `<html><body><h1>${text}</h1><p>Small page.</p></body></html>`,
+              filename: 'small.html',
+            },
+            options: { timeout: 30_000 },
+            key: otherKey,
+          });
+        // Team other has just been served and holds nothing now.
+        assert.equal((await small('First')).status, 200);
+        const flood = new AbortController();
+        const slow = [slowParse(server, 100_000, flood), slowParse(server, 100_000, flood)];
+        const settled = watch(slow);
+        await submitted(server.output, 'default', 2);
 
-      // Without the reserve both workers run team default's book until its 100 s deadline,
-      // and this parse answers 408 after 30 s.
-      const second = await small('Second');
-      assert.equal(second.status, 200, JSON.stringify(second.body));
-      assert.match(second.body.data.markdown, /# Second/);
-      assert.deepEqual(settled, [false, false], 'team default’s conversions still hold a worker or wait');
-      const line = server
-        .output()
-        .split('\n')
-        .filter((l) => l.includes('"team":"other"') && l.includes('conversion submitted'))
-        .at(-1);
-      assert.match(line ?? '', /"queue":\{"busy":1,"waiting":1,/, 'one book runs, the other waits');
-      flood.abort();
-      await Promise.allSettled(slow);
-    } finally {
-      await server.stop();
-    }
-  });
+        // Without the reserve both workers run team default's book until its 100 s deadline,
+        // and this parse answers 408 after 30 s.
+        const second = await small('Second');
+        assert.equal(second.status, 200, JSON.stringify(second.body));
+        assert.match(second.body.data.markdown, /# Second/);
+        assert.deepEqual(settled, [false, false], 'team default’s conversions still hold a worker or wait');
+        const line = server
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"team":"other"') && l.includes('conversion submitted'))
+          .at(-1);
+        assert.match(line ?? '', /"queue":\{"busy":1,"waiting":1,/, 'one book runs, the other waits');
+        flood.abort();
+        await Promise.allSettled(slow);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
 
 describe('long conversions in the background', () => {
@@ -148,7 +157,7 @@ describe('long conversions in the background', () => {
       const stop = new AbortController();
       const book = slowParse(server, 100_000, stop);
       const worker = await waitFor('a worker to start OCR', async () =>
-        childrenOf(server.process.pid!).find((pid) => childrenOf(pid).length > 0),
+        childrenOf(server.conversionProcess.pid!).find((pid) => childrenOf(pid).length > 0),
       );
       // Checked once backgroundAfterMs has passed; until then the conversion is in the foreground.
       await waitFor('the conversion to go to the background', async () =>
@@ -157,7 +166,7 @@ describe('long conversions in the background', () => {
       const ocr = await waitFor('an OCR process', async () => childrenOf(worker)[0]);
       assert.equal(niceOf(ocr), limits.backgroundNice, 'the OCR it runs is in the background too');
       assert.equal(niceOf(server.process.pid!), 0, 'the API process keeps its priority');
-      const spare = childrenOf(server.process.pid!).filter((pid) => pid !== worker);
+      const spare = childrenOf(server.conversionProcess.pid!).filter((pid) => pid !== worker);
       assert.ok(spare.length > 0);
       // Never given a task, they loaded in the background and wait there: each task starts in the foreground.
       for (const pid of spare)
@@ -205,7 +214,7 @@ function queueOnFakeClock(slots: number, reserveMs: number) {
   return { queue, ask, advance, granted };
 }
 
-describe('fair queue reserve', () => {
+describe('fair queue reserve', firstPassOnly('the queue alone on a hand-driven clock, no server'), () => {
   it('lets a lone team use every worker', async () => {
     const { ask, granted } = queueOnFakeClock(3, 5000);
     await Promise.all([ask('a'), ask('a'), ask('a')]);
