@@ -87,10 +87,14 @@ export const limits = {
    * Conversion processes kept beyond the workers, idle. A conversion that times out kills its
    * process, and its replacement takes a second or more to load the converters: without a spare,
    * the next conversion could wait for that start (another team's 10 ms parse took 2-5 s while
-   * one team's hostile files timed out beside it). The fair queue still runs only as many
-   * conversions at once as there are workers.
+   * one team's hostile files timed out beside it). Two, because two processes are often
+   * replaced at once: one team's conversion killed at its deadline, and its next request, granted
+   * the freed worker with little of its own timeout left, killed soon after. With one spare,
+   * another team's small parse then waited for a start (max 0.9-1.5 s beside two hostile
+   * clients); with two, 0.2-0.3 s. An idle process holds about 130 MB. The fair queue still runs
+   * only as many conversions at once as there are workers.
    */
-  spareWorkers: 1,
+  spareWorkers: 2,
   /**
    * Cluster mode: a job's expected worker time when its team has none measured yet, for the
    * priority of its jobs queued behind it (cluster-fairness.ts). A second, the order of a

@@ -164,7 +164,7 @@ describe('service lifecycle', () => {
       const workers = children.filter((pid) =>
         fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('max-old-space-size'),
       );
-      // Two workers, and the idle spare the pool keeps (limits.spareWorkers).
+      // Two workers, and the idle spares the pool keeps (limits.spareWorkers).
       assert.equal(
         workers.length,
         2 + limits.spareWorkers,
@@ -193,7 +193,7 @@ describe('service lifecycle', () => {
       headers: { authorization: `Bearer ${server.key}` },
     }).catch(() => {});
     // The worker busy with it is the one that has started tesseract on the first page (the
-    // pool also keeps an idle spare).
+    // pool also keeps idle spares).
     const worker = await waitFor(
       'the worker to start OCR',
       async () => childrenOf(server.conversionProcess.pid!).find((pid) => childrenOf(pid).length > 0),
