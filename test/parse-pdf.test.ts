@@ -86,6 +86,35 @@ describe('PDF', () => {
     assert.equal(level('JavaScript Code Example'), level('Formula'), body.data.markdown);
   });
 
+  it('keeps a heading whole above a bulleted list whose bullets are runs of their own', async () => {
+    // Each bullet is drawn apart from its item (as OCR reads them, and some producers write
+    // them): six bullet edges and six item starts side by side looked like a column gutter, and
+    // the heading's word gap over it split the heading in two.
+    const items = [
+      'Drafts kept',
+      'Styles applied',
+      'Pages laid out',
+      'Spelling checked',
+      'Copies printed',
+      'Files shared',
+    ];
+    const list = items
+      .map((item, i) => {
+        const y = 670 - i * 16;
+        return `BT /F1 12 Tf 100 ${y} Td (\\225) Tj ET BT /F1 12 Tf 112 ${y} Td (${item}) Tj ET`;
+      })
+      .join(' ');
+    const pdf = onePage(
+      `BT /F1 16 Tf 64 700 Td (Word) Tj ET BT /F1 16 Tf 113 700 Td (Processors in a Post-Digital Era) Tj ET ${list}`,
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
+    );
+    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'list.pdf' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const md: string = body.data.markdown;
+    assert.match(md, /^#+ Word Processors in a Post-Digital Era$/m, md);
+    assert.match(md, /^- Drafts kept$/m, md);
+  });
+
   it('OCRs every page in ocr mode, reading what is drawn rather than the text layer', async () => {
     // Large visible words, and an invisible text line (render mode 3) that only the text layer has.
     const pdf = onePage(

@@ -1,4 +1,5 @@
 import type { TextRun } from '../page-content.ts';
+import { isBareMarker } from './lists.ts';
 
 /** Rows that must show a gap at an x position before it can be a column gutter. */
 const MIN_ROWS = 5;
@@ -14,8 +15,9 @@ const EDGE_WINDOW = 30;
  * Column gutters of a page: x positions that many runs end just left of and many runs start
  * just right of, while few runs cross. Gutters as narrow as a word space exist (LaTeX's
  * default column separation is 10 pt for 10 pt text), so gap width alone cannot tell a
- * gutter from a wide space; edges piling up on both sides of a blank strip can. Returns, per
- * point of x, whether it is a gutter.
+ * gutter from a wide space; edges piling up on both sides of a blank strip can. A list's
+ * bullets and numbers, runs of their own, pile up edges too, between marker and item: they end
+ * no column, so their right edges do not count. Returns, per point of x, whether it is a gutter.
  */
 export function findGutters(rows: readonly (readonly TextRun[])[], pageWidth: number): Uint8Array {
   const scale = pageWidth > MAX_BINS ? MAX_BINS / pageWidth : 1;
@@ -30,7 +32,7 @@ export function findGutters(rows: readonly (readonly TextRun[])[], pageWidth: nu
       const b = clamp(run.x + run.width);
       cover[a]! += 1;
       cover[b]! -= 1;
-      ends[b]! += 1;
+      if (!isBareMarker(run.text)) ends[b]! += 1;
       starts[a]! += 1;
     }
   // Prefix sums: running cover, and cumulative edge counts for window queries.

@@ -11,6 +11,13 @@ const BULLET = /^([•●○◦▪■□‣⁃►▸➢✓✔❖◆·]|[-–*](?
 const NUMBERED = /^\(?(\d{1,3}|[a-z]|[ivx]{1,5})([.)])\s+(?=\S)/;
 const PAREN = /^\((\d{1,3}|[a-z]|[ivx]{1,5})\)\s+(?=\S)/;
 
+/** Whether `text` is a list marker and nothing else: a bullet or "3." set apart in a run of its own. */
+export function isBareMarker(text: string): boolean {
+  const marker = text.trim();
+  // Markers are matched where an item's text follows them; give it one.
+  return marker !== '' && listMarker(`${marker} x`)?.length === marker.length + 1;
+}
+
 export function listMarker(text: string): ListMarker | undefined {
   const bullet = BULLET.exec(text);
   if (bullet && text.length > bullet[0].length) return { ordered: false, length: bullet[0].length };
