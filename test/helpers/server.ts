@@ -72,11 +72,24 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
  * arrived (what each printed while starting first), and `waitForOutput` resolves on a match in
  * any of them. A cluster's conversions run in its worker, so what a test waits for (a converter's
  * log line, a background job's end) may be printed there rather than by the API process.
- * Rejects when any of the processes exits before the pattern is printed.
  */
 function mergeOutput(servers: RunningServer[]): Pick<RunningServer, 'output' | 'waitForOutput'> {
-  let output = servers.map((s) => s.output()).join('');
-  const streams = servers.flatMap((s) => [s.process.stdout!, s.process.stderr!]);
+  return watchOutput(
+    servers.map((s) => s.process),
+    servers.map((s) => s.output()).join(''),
+  );
+}
+
+/**
+ * What `processes` print on stdout and stderr, after `printed`, and a wait for a pattern in it
+ * that rejects when any of them exits before the pattern is printed.
+ */
+function watchOutput(
+  processes: ChildProcess[],
+  printed = '',
+): Pick<RunningServer, 'output' | 'waitForOutput'> {
+  let output = printed;
+  const streams = processes.flatMap((p) => [p.stdout!, p.stderr!]);
   for (const stream of streams) {
     stream.on('data', (d: Buffer) => {
       output += d.toString();
@@ -94,17 +107,19 @@ function mergeOutput(servers: RunningServer[]): Pick<RunningServer, 'output' | '
         };
         const exited = (code: number | null) => {
           stopWatching();
-          reject(new Error(`a cluster process exited with ${code} before printing ${pattern}:\n${output}`));
+          reject(new Error(`a server process exited with ${code} before printing ${pattern}:\n${output}`));
         };
         const stopWatching = () => {
           for (const stream of streams) stream.off('data', check);
-          for (const s of servers) s.process.off('exit', exited);
+          for (const p of processes) p.off('exit', exited);
         };
+        // Registered after the listeners that append to `output`, so each check sees the new data.
         for (const stream of streams) stream.on('data', check);
-        for (const s of servers) s.process.once('exit', exited);
+        for (const p of processes) p.once('exit', exited);
         check();
-        const gone = servers.find((s) => s.process.exitCode !== null);
-        if (gone) exited(gone.process.exitCode);
+        // Settled already when the output held the pattern; otherwise nothing more will come.
+        const gone = processes.find((p) => p.exitCode !== null);
+        if (gone) exited(gone.exitCode);
       });
     },
   };
@@ -221,26 +236,21 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
   });
   live.add(child);
   child.once('exit', () => live.delete(child));
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
+  const watched = watchOutput([child]);
+  const output = watched.output;
   const url = await new Promise<string>((resolve, reject) => {
     // A bound for a loaded machine, not a speed claim: a start loads every module, and in cluster
     // mode two processes start at once (load averages of 15 on 2 cores took a pair past 30 s).
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output()}`)), 60_000);
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(output);
+      const m = /listening on (http:\/\/\S+)/.exec(output());
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!.replace('localhost', '127.0.0.1'));
       }
     };
     child.stdout!.on('data', check);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output()}`)));
   });
   return {
     url,
@@ -248,33 +258,7 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
     dataDir,
     process: child,
     conversionProcess: child,
-    output: () => output,
-    waitForOutput(pattern, from = 0) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(output.slice(from));
-          if (!match) return;
-          stopWatching();
-          resolve(match);
-        };
-        const exited = (code: number | null) => {
-          stopWatching();
-          reject(new Error(`server exited with ${code} before printing ${pattern}:\n${output}`));
-        };
-        const stopWatching = () => {
-          child.stdout!.off('data', check);
-          child.stderr!.off('data', check);
-          child.off('exit', exited);
-        };
-        // Registered after the listeners that append to `output`, so each check sees the new data.
-        child.stdout!.on('data', check);
-        child.stderr!.on('data', check);
-        child.once('exit', exited);
-        check();
-        // Settled already when the output held the pattern; otherwise nothing more will come.
-        if (child.exitCode !== null) exited(child.exitCode);
-      });
-    },
+    ...watched,
     stop(signal = 'SIGTERM') {
       // Already gone (it exited, or a test killed it).
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
