@@ -5,6 +5,7 @@ import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { DirectPort } from './direct-port.ts';
 import type { Mode } from './page-pipeline.ts';
+import { dropPdfjsStrayRejections } from './pdfjs-rejections.ts';
 import { installWholeInflate } from './whole-inflate.ts';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -36,6 +37,7 @@ let workerHalf: Promise<WorkerHalf> | undefined;
 
 /** The module pdf.js's fake worker loads (the same file, so the same instance). */
 function loadWorkerHalf(): Promise<WorkerHalf> {
+  dropPdfjsStrayRejections();
   workerHalf ??= import(pathToFileURL(path.join(pdfjsRoot(), 'legacy/build/pdf.worker.mjs')).href);
   return workerHalf;
 }
