@@ -137,4 +137,30 @@ describe('HTML uploads', () => {
     assert.match(body.data.markdown, /!\[inline pic\]\(data:image\/png;base64,iVBORw0KGgo=\)/);
     assert.ok(body.data.images.includes('data:image/png;base64,iVBORw0KGgo='));
   });
+
+  it('splits inline elements and headings around the blocks they hold, so no two blocks join', async () => {
+    // HTML lets <b>, <em> and <a> hold blocks, and a parser keeps an <h3> inside a <span> inside
+    // an <h3>; Markdown has no such nesting. Each block stays a block, with its words apart and
+    // its emphasis or heading level kept, and a broken page nesting headings 20 deep converts.
+    const nested = `${'<h3><span>level '.repeat(20)}${'</span></h3>'.repeat(20)}`;
+    const html = `<!doctype html><body><main>
+      <p>Lead paragraph of the article, long enough to be the page's content.</p>
+      <b>bold<div>in div</div>tail</b>
+      <em><p>one</p><p>two</p></em>
+      <h2>Title<ul><li>item</li></ul></h2>
+      <h3>A <span>x<h3>B</h3>y</span> C</h3>
+      ${nested}</main></body>`;
+    const { status, body } = await call(
+      { formats: ['markdown'], onlyMainContent: false },
+      { bytes: html, filename: 'blocks-inside.html' },
+    );
+    assert.equal(status, 200);
+    const md: string = body.data.markdown;
+    assert.match(md, /^\*\*bold\*\*\n\n\*\*in div\*\*\n\n\*\*tail\*\*$/m);
+    assert.match(md, /^\*one\*\n\n\*two\*$/m);
+    assert.match(md, /^## Title\n\n- item$/m);
+    assert.match(md, /^### A x\n\n### B\n\n### y C$/m);
+    assert.equal(md.match(/^### level$/gm)?.length, 20);
+    assert.doesNotMatch(md, /boldin|onetwo|Title-|level ###/);
+  });
 });

@@ -11,7 +11,14 @@ import type {
 } from 'mdast';
 import { ConversionError } from '../convert/converter.ts';
 import { limits } from '../limits.ts';
-import { cleanTexts, dropSurroundingBreaks, toSpecificContent, wrap, wrapNeeded } from './mdast-flow.ts';
+import {
+  cleanTexts,
+  dropSurroundingBreaks,
+  holdPhrasing,
+  toSpecificContent,
+  wrap,
+  wrapNeeded,
+} from './mdast-flow.ts';
 import { type Frame, Whitespace } from './minify-whitespace.ts';
 import {
   definitionList,
@@ -188,17 +195,24 @@ const flow: Handler = (c, _el, inner, out) => push(out, wrap(c.children(inner)))
 const ignore: Handler = (c, _el, inner) => c.flow.walk(inner);
 
 const paragraph: Handler = (c, _el, inner, out) => {
-  const children = dropSurroundingBreaks(c.children(inner));
+  const all = c.children(inner);
+  // A paragraph holding a block (a table in a quirks-mode `<p>`) is split around it.
+  if (wrapNeeded(all)) return push(out, wrap(all));
+  const children = dropSurroundingBreaks(all);
   if (children.length > 0) out.push({ type: 'paragraph', children: children as PhrasingContent[] });
 };
 
 const heading: Handler = (c, el, inner, out) => {
   const depth = (Number(el.tagName.charAt(1)) || 1) as 1 | 2 | 3 | 4 | 5 | 6;
-  out.push({
+  const all = c.children(inner);
+  const hold = (run: RootContent[]): RootContent => ({
     type: 'heading',
     depth,
-    children: dropSurroundingBreaks(c.children(inner)) as PhrasingContent[],
+    children: dropSurroundingBreaks(run) as PhrasingContent[],
   });
+  // A heading holding blocks (`<h3><span><h3>…`, a list) is split around them.
+  if (wrapNeeded(all)) push(out, holdPhrasing(all, hold));
+  else out.push(hold(all));
 };
 
 function wrapper(type: 'emphasis' | 'strong' | 'delete'): Handler {

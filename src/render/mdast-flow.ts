@@ -101,17 +101,34 @@ const BLANK = /^[ \t\n\f\r]*$/;
 
 /** Runs of phrasing content become paragraphs (blank runs go); blocks stay. */
 export function wrap(nodes: RootContent[]): RootContent[] {
+  return holdPhrasing(nodes, (run) => ({
+    type: 'paragraph',
+    children: dropSurroundingBreaks(run) as PhrasingContent[],
+  }));
+}
+
+/**
+ * Runs of phrasing content each held by a node of `hold`'s making (blank runs go); blocks stay,
+ * side by side with them. What a heading or paragraph that holds blocks (`<h3>a<div>b</div></h3>`,
+ * nested headings in a broken page) becomes: mdast's phrasing parents hold phrasing only, and
+ * the serializer renders a block inside one twice per level (it measures a sibling by rendering
+ * it), which doubles the time with each level of nesting.
+ */
+export function holdPhrasing(nodes: RootContent[], hold: (run: RootContent[]) => RootContent): RootContent[] {
   const out: RootContent[] = [];
   runs(
     nodes,
     (run) => {
-      if (!run.every((n) => n.type === 'text' && BLANK.test(n.value)))
-        out.push({ type: 'paragraph', children: dropSurroundingBreaks(run) as PhrasingContent[] });
+      if (!run.every((n) => n.type === 'text' && BLANK.test(n.value))) out.push(hold(run));
     },
     (node) => out.push(node),
   );
   return out;
 }
+
+/** Phrasing parents that HTML lets hold blocks (`<a><p>…</p></a>`, `<b><div>…</div></b>`). */
+const SPLIT = new Set(['delete', 'emphasis', 'link', 'strong']);
+type Splittable = Extract<RootContent, { type: 'delete' | 'emphasis' | 'link' | 'strong' }>;
 
 function runs(
   nodes: RootContent[],
@@ -129,28 +146,31 @@ function runs(
     onFlow(node);
   };
   for (const node of nodes) {
-    // A link or deletion holding blocks is split around them (HTML allows `<a><p>…</p></a>`).
-    if ((node.type === 'delete' || node.type === 'link') && wrapNeeded(node.children)) {
-      for (const part of split(node)) visit(part);
+    // A phrasing parent holding blocks is split around them, so that no two blocks' words join.
+    if (SPLIT.has(node.type) && wrapNeeded((node as Splittable).children)) {
+      for (const part of split(node as Splittable)) visit(part);
     } else visit(node);
   }
   if (run.length > 0) onPhrasing(run);
 }
 
 /** `node` repeated around each run of its phrasing children, and inside each block child. */
-function split(node: Extract<RootContent, { type: 'delete' | 'link' }>): RootContent[] {
+function split(node: Splittable): RootContent[] {
   const out: RootContent[] = [];
   runs(
     node.children,
-    (run) => out.push({ ...node, children: run as PhrasingContent[] }),
-    (child) => {
-      if ('children' in child) {
-        const inner = { ...node, children: child.children as PhrasingContent[] };
-        out.push({ ...child, children: [inner] } as RootContent);
-      } else out.push({ ...child });
-    },
+    (run) => out.push({ ...node, children: run as PhrasingContent[] } as RootContent),
+    (child) => out.push(within(node, child)),
   );
   return out;
+}
+
+/** `block` with `wrapper` around the phrasing it holds, at whatever depth (a list's items' paragraphs). */
+function within(wrapper: Splittable, block: RootContent): RootContent {
+  if (!('children' in block) || block.children.length === 0) return { ...block };
+  const children = block.children as RootContent[];
+  if (children.every(phrasing)) return { ...block, children: [{ ...wrapper, children }] } as RootContent;
+  return { ...block, children: children.map((child) => within(wrapper, child)) } as RootContent;
 }
 
 export function dropSurroundingBreaks(nodes: RootContent[]): RootContent[] {
