@@ -19,11 +19,15 @@ const refusals: Record<number, readonly string[]> = {
   ],
   408: ['SCRAPE_TIMEOUT'],
 };
-/** Every output at once, pictures inline: what makes an answer biggest. */
+/**
+ * Every output at once, pictures inline: what makes an answer biggest. The request's own
+ * `timeout` is what must bound a file that converts without end; 5 s shows that as well as a
+ * longer one, and each file that reaches it holds a worker for that long in both passes.
+ */
 const hostileOptions = {
   formats: ['markdown', 'html', 'rawHtml', 'links', 'images'],
   removeBase64Images: false,
-  timeout: 10_000,
+  timeout: 5_000,
 };
 
 async function upload(server: RunningServer, c: HostileCase) {
@@ -49,7 +53,7 @@ async function upload(server: RunningServer, c: HostileCase) {
  */
 describe('generated hostile uploads', () => {
   // No reserve: with it, the other team's steady requests keep one of the two workers free and
-  // the two hostile uploads in flight queue behind each other, their 10 s deadlines running out
+  // the two hostile uploads in flight queue behind each other, their deadlines running out
   // one at a time. The reserve has its own test (fair-queue.test.ts); the other team is still
   // served here, first whenever a worker frees, as the least user of worker time.
   const server = useServer({ QUIRE_WORKERS: '2', QUIRE_FAIR_RESERVE_MS: '0' });
