@@ -193,6 +193,20 @@ const productPage = `<!doctype html><html><head><title>Ridge 20 Daypack</title><
 const wordsOf = (s: string) =>
   words(s.replace(/!\[[^\]]*\]\([^)]*\)/g, ' ').replace(/\]\([^)]*\)/g, ' ')).split(' ');
 
+/**
+ * An article beside a hidden dialog with more prose than the article: a republishing policy for
+ * scripts to show, as news sites keep in their sidebar. What a page hides until a script shows
+ * it is no evidence of where its content is.
+ */
+const hiddenDialogPage = `<!doctype html><html><head><title>Growing garlic</title></head><body>
+  <div class="site"><div class="column"><h1>Growing garlic</h1>
+  ${['planting', 'spacing', 'watering'].map(paragraph).join('\n')}</div>
+  <div class="sidebar-wrap"><div class="follow-us widget">
+  <div id="republish-modal" style="display:none;" role="dialog" aria-modal="true">
+  <div id="republish-content" style="display: none">
+  ${['credit', 'links', 'images', 'edits', 'trackers', 'licences', 'syndication', 'contact'].map((t) => paragraph(`republishing ${t}`)).join('\n')}
+  </div></div></div></div></div></body></html>`;
+
 describe('onlyMainContent on real pages', () => {
   const server = useServer();
   const markdownOf = async (file: { bytes: Uint8Array | string; filename: string }, options?: unknown) => {
@@ -219,6 +233,14 @@ describe('onlyMainContent on real pages', () => {
     for (const topic of ['soil', 'frost', 'mulch', 'seeds', 'light'])
       assert.match(md, new RegExp(`about ${topic} is`));
     assert.doesNotMatch(md, /Spring pruning guide|Subscribe to our newsletter|Theme by|Archive/);
+  });
+
+  it('keeps the article, not a hidden dialog holding more prose', async () => {
+    const md = await markdownOf({ bytes: hiddenDialogPage, filename: 'dialog.html' });
+    assert.match(md, /^# Growing garlic$/m);
+    for (const topic of ['planting', 'spacing', 'watering'])
+      assert.match(md, new RegExp(`about ${topic} is`));
+    assert.doesNotMatch(md, /republishing/);
   });
 
   it('drops cards of other pages (picture, linked title, summary) after an article, not a directory of links', async () => {

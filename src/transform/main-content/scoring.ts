@@ -1,6 +1,6 @@
 import type { Element } from 'hast';
 import { hasOnlyInlineChildren } from './blocks.ts';
-import { FURNITURE_WEIGHT, hintWeight, isLandmark } from './hints.ts';
+import { classList, FURNITURE_WEIGHT, hintWeight, isLandmark } from './hints.ts';
 import type { NodeStats } from './stats.ts';
 import { linkDensity } from './stats.ts';
 import { isNonMain } from './upstream.ts';
@@ -82,6 +82,39 @@ function isParagraph(el: Element, s: NodeStats): boolean {
   return TEXT_CONTAINERS.has(el.tagName) && hasOnlyInlineChildren(el);
 }
 
+/**
+ * Hidden when the page loads by its own inline style (`display: none`, `visibility: hidden`).
+ * Not the `hidden` attribute: React's streamed pages send their content in `<div hidden>` for
+ * a script to move into place.
+ */
+function isStyledHidden(el: Element): boolean {
+  const style = el.properties.style;
+  return (
+    typeof style === 'string' && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b/i.test(style)
+  );
+}
+
+/**
+ * The hidden blocks that stand alone (a dialog, a pop-up's template, a store of strings for
+ * scripts) and what they hold: they are no evidence of where the content is. Hidden blocks of
+ * one class, two or more, are collapsed panels (accordions, tabs) that a click opens, often
+ * the product's details: they still count.
+ */
+function loneHidden(stats: Map<Element, NodeStats>): Set<Element> {
+  const byClass = new Map<string, number>();
+  for (const el of stats.keys()) {
+    if (!isStyledHidden(el)) continue;
+    const className = classList(el).join(' ');
+    if (className) byClass.set(className, (byClass.get(className) ?? 0) + 1);
+  }
+  const hidden = new Set<Element>();
+  for (const [el, s] of stats) {
+    if (s.parent && hidden.has(s.parent)) hidden.add(el);
+    else if (isStyledHidden(el) && (byClass.get(classList(el).join(' ')) ?? 0) < 2) hidden.add(el);
+  }
+  return hidden;
+}
+
 export interface Scores {
   /** Candidate containers and their scores. */
   scores: Map<Element, number>;
@@ -105,9 +138,11 @@ export function scoreCandidates(stats: Map<Element, NodeStats>): Scores {
     furniture.set(el, verdict);
     return verdict;
   };
+  const hidden = loneHidden(stats);
   const paragraphs = new Map<Element, number>();
   for (const [el, s] of stats) {
-    if (!isParagraph(el, s)) continue;
+    // A hidden paragraph is no evidence of where the content is: what the page shows is.
+    if (hidden.has(el) || !isParagraph(el, s)) continue;
     const points = paragraphPoints(s);
     paragraphs.set(el, points);
     // Furniture may win on its own text (an article in a "widget"), but its paragraphs do not
