@@ -101,16 +101,21 @@ function isStyledHidden(el: Element): boolean {
  * the product's details: they still count.
  */
 function loneHidden(stats: Map<Element, NodeStats>): Set<Element> {
+  // Each block hidden by its style, with its class list (empty: a block of its own).
+  const styled = new Map<Element, string>();
   const byClass = new Map<string, number>();
   for (const el of stats.keys()) {
     if (!isStyledHidden(el)) continue;
     const className = classList(el).join(' ');
+    styled.set(el, className);
     if (className) byClass.set(className, (byClass.get(className) ?? 0) + 1);
   }
   const hidden = new Set<Element>();
+  if (styled.size === 0) return hidden;
   for (const [el, s] of stats) {
-    if (s.parent && hidden.has(s.parent)) hidden.add(el);
-    else if (isStyledHidden(el) && (byClass.get(classList(el).join(' ')) ?? 0) < 2) hidden.add(el);
+    const className = styled.get(el);
+    if ((s.parent && hidden.has(s.parent)) || (className !== undefined && (byClass.get(className) ?? 0) < 2))
+      hidden.add(el);
   }
   return hidden;
 }
