@@ -207,6 +207,19 @@ const hiddenDialogPage = `<!doctype html><html><head><title>Growing garlic</titl
   ${['credit', 'links', 'images', 'edits', 'trackers', 'licences', 'syndication', 'contact'].map((t) => paragraph(`republishing ${t}`)).join('\n')}
   </div></div></div></div></div></body></html>`;
 
+/**
+ * A guide with one link whose text sits in spans (as site builders write every link) and a
+ * cookie bar beside the text, as prose-like as a lead paragraph.
+ */
+const spannedLinkGuide = `<!doctype html><html><head><title>Tipping guide</title></head><body>
+  <div class="wrap"><h1>Tipping guide</h1>
+  <div class="copy">
+  ${['customs', 'charges', 'groups', 'takeaway', 'deliveries'].map((t) => paragraph(`tipping ${t}`)).join('\n')}
+  <p><span>Servers in many countries count on tips, so the </span><a href="/wages"><u><span>minimum wage rules for servers</span></u></a><span> matter when you decide.</span></p>
+  </div>
+  <div id="cookie-law-info-bar"><span>We use cookies on our website to give you the most relevant experience by remembering your preferences and repeat visits.</span></div>
+  </div></body></html>`;
+
 describe('onlyMainContent on real pages', () => {
   const server = useServer();
   const markdownOf = async (file: { bytes: Uint8Array | string; filename: string }, options?: unknown) => {
@@ -243,6 +256,14 @@ describe('onlyMainContent on real pages', () => {
     assert.doesNotMatch(md, /republishing/);
   });
 
+  it('keeps the text of links written in spans, and no cookie bar beside the text', async () => {
+    const md = await markdownOf({ bytes: spannedLinkGuide, filename: 'guide.html' });
+    assert.match(md, /^# Tipping guide$/m);
+    for (const topic of ['customs', 'deliveries']) assert.match(md, new RegExp(`about tipping ${topic} is`));
+    assert.match(md, /the \[\*minimum wage rules for servers\*\]\(\S+\) matter when you decide/);
+    assert.doesNotMatch(md, /We use cookies/);
+  });
+
   it('drops cards of other pages (picture, linked title, summary) after an article, not a directory of links', async () => {
     const md = await markdownOf({ bytes: teaserArticle, filename: 'teasers.html' });
     assert.match(md, /^# Planting a rain garden$/m);
@@ -256,27 +277,44 @@ describe('onlyMainContent on real pages', () => {
     );
   });
 
-  // A real article from the modern main-content set, whose body ends with cards of the site's
-  // other articles. The pages are third-party content kept as local test data
-  // (corpus/maincontent-modern/SOURCES.md): the test reads the page and its reference from the
-  // corpus and quotes neither.
-  const cardsPage = path.join(corpusDir, 'maincontent-modern', '0254.html.gz');
-  it('keeps a real article without the cards of other articles after it', {
-    skip: !fs.existsSync(cardsPage),
-  }, async () => {
-    const md = await markdownOf({
-      bytes: zlib.gunzipSync(fs.readFileSync(cardsPage)),
-      filename: 'page.html',
-    });
-    const reference = wordsOf(fs.readFileSync(cardsPage.replace(/\.gz$/, '.expected.txt'), 'utf8'));
+  // Real articles from the modern main-content set. The pages are third-party content kept as
+  // local test data (corpus/maincontent-modern/SOURCES.md): the tests read a page and its
+  // reference from the corpus and quote neither.
+  const modernPage = (id: string) => path.join(corpusDir, 'maincontent-modern', `${id}.html.gz`);
+  /** Quire's Markdown of a modern page, with the share of its words in the reference and back. */
+  const againstReference = async (page: string) => {
+    const md = await markdownOf({ bytes: zlib.gunzipSync(fs.readFileSync(page)), filename: 'page.html' });
+    const reference = wordsOf(fs.readFileSync(page.replace(/\.gz$/, '.expected.txt'), 'utf8'));
     const output = wordsOf(md);
     const inReference = new Set(reference);
     const kept = new Set(output);
-    const recall = reference.filter((w) => kept.has(w)).length / reference.length;
-    const precision = output.filter((w) => inReference.has(w)).length / output.length;
+    return {
+      md,
+      recall: reference.filter((w) => kept.has(w)).length / reference.length,
+      precision: output.filter((w) => inReference.has(w)).length / output.length,
+    };
+  };
+
+  // An article whose body ends with cards of the site's other articles.
+  const cardsPage = modernPage('0254');
+  it('keeps a real article without the cards of other articles after it', {
+    skip: !fs.existsSync(cardsPage),
+  }, async () => {
+    const { md, recall, precision } = await againstReference(cardsPage);
     assert.ok(recall > 0.97, `recall ${recall}`);
     // The cards' titles are links under headings: none is left.
     assert.doesNotMatch(md, /^#+ \[/m);
+    assert.ok(precision > 0.97, `precision ${precision}`);
+  });
+
+  // An article whose long intro stands before an embedded block (a site builder's "embed"
+  // widget) that holds the rest of its text and wins alone; the intro used to go.
+  const embedPage = modernPage('0061');
+  it('keeps the intro of a real article before the embedded block holding the rest', {
+    skip: !fs.existsSync(embedPage),
+  }, async () => {
+    const { recall, precision } = await againstReference(embedPage);
+    assert.ok(recall > 0.97, `recall ${recall}`);
     assert.ok(precision > 0.97, `precision ${precision}`);
   });
 

@@ -394,7 +394,9 @@ function findBoilerplate(groups: RootContent[][], context: Context): Set<RootCon
         removedSince = false;
         keptSince = false;
       } else if (s.text > 0) keptSince = true;
-      stack.push({ children: child.children, inItem: item });
+      // What a link holds is the link's text, all of it linked: judged by link density, a span
+      // in it would always look like a link list.
+      if (child.tagName !== 'a') stack.push({ children: child.children, inItem: item });
     }
     closeSection();
   }

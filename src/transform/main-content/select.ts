@@ -16,6 +16,11 @@ const CLOSE_RATIO = 0.75;
 const CLOSE_PARTS = 3;
 /** The share of the page's prose (outside furniture) the content must hold. */
 const PROSE_SHARE = 0.75;
+/**
+ * An ancestor scoring this close to the winner holds content of its own beside it (the intro
+ * before an embedded block). At 0.8 it was the teaser cards below an article that won.
+ */
+const NEAR_RATIO = 0.9;
 
 const STRUCTURE_PARTS = new Set([
   'tr',
@@ -91,9 +96,9 @@ function isProseSibling(el: Element, s: NodeStats, before: boolean): boolean {
 /**
  * The main content, in document order: the best-scored container, moved up to a common
  * ancestor when several near-equal candidates share one, when its parent scores higher, when
- * (not dominant) it holds too little of the page's prose, when blocks of its class sit
- * elsewhere, or when it is part of a table or list; then joined by the siblings that score
- * well enough, share its class, or are plain prose. None when the evidence is too weak or only
+ * it holds too little of the page's prose (not dominant, or an ancestor scores nearly as well),
+ * when blocks of its class sit elsewhere, or when it is part of a table or list; then joined by
+ * the siblings not named furniture that score well enough, share its class, or are plain prose. None when the evidence is too weak or only
  * the whole page holds the prose: the caller then keeps more.
  */
 export function chooseContent(
@@ -135,6 +140,16 @@ export function chooseContent(
     if (!holder || holder === body) return undefined;
     top = holder;
     topScore = Math.max(topScore, scores.get(holder) ?? 0);
+  } else if ((prose.get(top) ?? 0) < pageProse * PROSE_SHARE) {
+    // Dominant, yet short of most of the prose: an ancestor that scores nearly as well and
+    // holds most of it is the content, the winner one part of it (an embedded block).
+    const holder = ancestorsOfTop.find(
+      (a) =>
+        a !== body &&
+        (prose.get(a) ?? 0) >= pageProse * PROSE_SHARE &&
+        (scores.get(a) ?? 0) >= topScore * NEAR_RATIO,
+    );
+    if (holder) top = holder;
   }
 
   // Articles cut by ads into several blocks of the same class: take their common ancestor.
@@ -173,8 +188,10 @@ export function chooseContent(
     const s = stats.get(sibling)!;
     let score = scores.get(sibling) ?? 0;
     if (topClass !== '' && String(sibling.properties.className ?? '') === topClass) score += topScore * 0.2;
-    if ((score >= threshold && hintWeight(sibling) > FURNITURE_WEIGHT) || isProseSibling(sibling, s, before))
-      nodes.push(sibling);
+    // A sibling whose own class or id names it furniture (a cookie bar, a share row) stays out,
+    // however much prose it holds.
+    if (hintWeight(sibling) <= FURNITURE_WEIGHT) continue;
+    if (score >= threshold || isProseSibling(sibling, s, before)) nodes.push(sibling);
   }
   return nodes;
 }
