@@ -9,7 +9,7 @@ export function classList(el: Element): string[] {
 // A match is a weight, not a verdict: "entry-meta" or "textwidget" match both lists and cancel.
 const POSITIVE = /article|body|content|entry|main|post|story|text|blog|hentry|page|prose/i;
 const NEGATIVE =
-  /comment|footer|related|share|sidebar|sponsor|nav|menu|promo|social|breadcrumb|cookie|newsletter|subscribe|combx|outbrain|taboola|shoutbox|skyscraper|popup|modal|recommend|author-bio|advert|follow|paywall|rating|donat|upsell|cross-?sell|flyout|disclosure|consent|gdpr/i;
+  /comment|footer|related|share|sidebar|sponsor|nav|menu|promo|social|breadcrumb|cookie|newsletter|subscribe|combx|outbrain|taboola|shoutbox|skyscraper|popup|modal|recommend|author-?(?:bio|box)|about-author|advert|follow|paywall|rating|donat|upsell|cross-?sell|flyout|disclosure|consent|gdpr/i;
 // Words that name furniture often but content too: page builders wrap every block of an
 // article in a "widget", "meta" or "tags" can sit on the byline, and a bare "ad" is also a
 // suffix in other languages ("cuerpo-ad"). They only lean.
