@@ -49,9 +49,12 @@ describe('POST /v2/scrape with blockAds and a consent popup', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${on.key}`, 'content-type': 'application/json' },
       // Rendered (waitFor), whole page (so that only blockAds decides what goes), not cached.
+      // A browser on a loaded machine takes tens of seconds to start and load the page: the
+      // default 30 s answered 408 there, so the deadline is generous and only a wrong answer fails.
       body: JSON.stringify({
         url: `${site()}/page`,
         waitFor: 100,
+        timeout: 120_000,
         onlyMainContent: false,
         maxAge: 0,
         ...body,
@@ -72,14 +75,14 @@ describe('POST /v2/scrape with blockAds and a consent popup', () => {
     assert.match(JSON.stringify(rule?.optOut), /\.cky-consent-container \[data-cky-tag=reject-button\]/);
   });
 
-  it('opts out of the popup and removes the banner from a rendered page', { timeout: 60_000 }, async () => {
+  it('opts out of the popup and removes the banner from a rendered page', { timeout: 150_000 }, async () => {
     const markdown = await scrape({});
     assert.match(markdown, /harmonic constituents/);
     assert.match(markdown, new RegExp(choiceText), 'the reject button was pressed');
     assert.doesNotMatch(markdown, new RegExp(bannerText));
   });
 
-  it('leaves the popup alone with blockAds: false', { timeout: 60_000 }, async () => {
+  it('leaves the popup alone with blockAds: false', { timeout: 150_000 }, async () => {
     const markdown = await scrape({ blockAds: false });
     assert.match(markdown, /harmonic constituents/);
     assert.match(markdown, new RegExp(bannerText));
