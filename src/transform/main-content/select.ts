@@ -98,8 +98,9 @@ function isProseSibling(el: Element, s: NodeStats, before: boolean): boolean {
  * ancestor when several near-equal candidates share one, when its parent scores higher, when
  * it holds too little of the page's prose (not dominant, or an ancestor scores nearly as well),
  * when blocks of its class sit elsewhere, or when it is part of a table or list; then joined by
- * the siblings not named furniture that score well enough, share its class, or are plain prose. None when the evidence is too weak or only
- * the whole page holds the prose: the caller then keeps more.
+ * the siblings not named furniture that score well enough, share its class, or are plain
+ * prose. None when the evidence is too weak or only the whole page holds the prose: the caller
+ * then keeps more.
  */
 export function chooseContent(
   { scores, prose }: Scores,
@@ -134,20 +135,18 @@ export function chooseContent(
   const ancestorsOfTop = ancestors(top, stats);
   const body = ancestorsOfTop.find((a) => a.tagName === 'body') ?? ancestorsOfTop[ancestorsOfTop.length - 1];
   const pageProse = body ? (prose.get(body) ?? 0) : 0;
-  if (!isDominant(top, topScore, ranked, stats) && (prose.get(top) ?? 0) < pageProse * PROSE_SHARE) {
-    const holder = ancestorsOfTop.find((a) => a === body || (prose.get(a) ?? 0) >= pageProse * PROSE_SHARE);
+  const holdsMost = (el: Element) => (prose.get(el) ?? 0) >= pageProse * PROSE_SHARE;
+  if (!holdsMost(top) && !isDominant(top, topScore, ranked, stats)) {
+    const holder = ancestorsOfTop.find((a) => a === body || holdsMost(a));
     // Only the whole page holds most of its prose: no container is clearly the content.
     if (!holder || holder === body) return undefined;
     top = holder;
     topScore = Math.max(topScore, scores.get(holder) ?? 0);
-  } else if ((prose.get(top) ?? 0) < pageProse * PROSE_SHARE) {
+  } else if (!holdsMost(top)) {
     // Dominant, yet short of most of the prose: an ancestor that scores nearly as well and
     // holds most of it is the content, the winner one part of it (an embedded block).
     const holder = ancestorsOfTop.find(
-      (a) =>
-        a !== body &&
-        (prose.get(a) ?? 0) >= pageProse * PROSE_SHARE &&
-        (scores.get(a) ?? 0) >= topScore * NEAR_RATIO,
+      (a) => a !== body && holdsMost(a) && (scores.get(a) ?? 0) >= topScore * NEAR_RATIO,
     );
     if (holder) top = holder;
   }
