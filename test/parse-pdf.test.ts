@@ -162,6 +162,97 @@ describe('PDF', () => {
     assert.match(md, /^\| Country \| Population \(millions\) \|/m);
   });
 
+  describe('a paragraph across a borderless table’s column gap', () => {
+    const fonts =
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> ' +
+      '/F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >> >> >>';
+    /** A page of 11-point lines, 13 points apart from the top; each piece is [x, font, text]. */
+    function page(build: (line: (...pieces: [number, string, string][]) => void, skip: () => void) => void) {
+      const shown: string[] = [];
+      let y = 740;
+      build(
+        (...pieces) => {
+          for (const [x, font, text] of pieces) shown.push(`BT /${font} 11 Tf ${x} ${y} Td (${text}) Tj ET`);
+          y -= 13;
+        },
+        () => {
+          y -= 13;
+        },
+      );
+      return onePage(shown.join(' '), fonts);
+    }
+    const SENTENCE = 'Sponsors should describe the instruments used in the trial and the reasons why';
+
+    it('keeps numbered headings and their paragraphs as text, not as a table', async () => {
+      // A section number set apart from its title looks like two cells, and so does each
+      // paragraph's short last line under it; the paragraph lines between them run across
+      // that gap, which no table's rows do.
+      const pdf = page((line, skip) => {
+        const heading = (n: number, title: string) => {
+          line([90, 'F2', `${n}.`], [126, 'F2', title]);
+          skip();
+        };
+        const paragraph = (lines: number, last: string) => {
+          for (let i = 0; i < lines; i++) line([72, 'F1', SENTENCE]);
+          line([72, 'F1', last]);
+          skip();
+        };
+        heading(5, 'Instrument Format and Training');
+        paragraph(5, 'responses.');
+        paragraph(3, 'administration.');
+        heading(6, 'Patient Understanding');
+        paragraph(8, 'help confirm content validity.');
+        heading(7, 'Scoring of Items and Domains');
+        paragraph(3, 'of the scale.');
+      });
+      const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'sections.pdf' } });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      const md: string = body.data.markdown;
+      assert.doesNotMatch(md, /<table|^\|/m, md);
+      // Every heading and every paragraph's last words, in the page's order.
+      const order = [
+        'Instrument Format and Training',
+        'responses.',
+        'administration.',
+        'Patient Understanding',
+        'help confirm content validity.',
+        'Scoring of Items and Domains',
+        'of the scale.',
+      ].map((text) => md.indexOf(text));
+      assert.ok(
+        order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
+        `${JSON.stringify(order)}\n${md}`,
+      );
+    });
+
+    it('reads two tables split by a paragraph as two tables, the paragraph between them', async () => {
+      const pdf = page((line) => {
+        const row = (a: string, b: string, c: string) => line([72, 'F1', a], [250, 'F1', b], [400, 'F1', c]);
+        row('Region', '2023', '2024');
+        row('North', '120', '135');
+        row('South', '98', '101');
+        row('East', '77', '80');
+        line([72, 'F1', 'The figures below count the units shipped to every region in the same two years.']);
+        row('Product', 'Units', 'Price');
+        row('Kettle', '1,204', '39.90');
+        row('Toaster', '860', '24.50');
+        row('Blender', '432', '59.00');
+      });
+      const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'two-tables.pdf' } });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      const md: string = body.data.markdown;
+      const tables = md.split('\n\n').filter((block) => block.startsWith('|'));
+      assert.equal(tables.length, 2, md);
+      assert.match(tables[0]!, /^\| Region \| 2023 \| 2024 \|$/m, md);
+      assert.match(tables[0]!, /^\| East \| 77 \| 80 \|$/m, md);
+      assert.doesNotMatch(tables[0]!, /Kettle/, md);
+      assert.match(tables[1]!, /^\| Product \| Units \| Price \|$/m, md);
+      assert.match(tables[1]!, /^\| Blender \| 432 \| 59.00 \|$/m, md);
+      const between = md.indexOf('The figures below count the units');
+      assert.ok(md.indexOf(tables[0]!) < between && between < md.indexOf(tables[1]!), md);
+    });
+  });
+
   it('OCRs a scanned page in auto mode and leaves it alone in fast mode', async () => {
     const auto = await call('scanned/doc-ocr_test.pdf');
     assert.equal(auto.status, 200);

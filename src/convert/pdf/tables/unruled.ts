@@ -33,12 +33,14 @@ export function findUnruledTables(
     const end = blockEnd(lines, i);
     const previous = tables[tables.length - 1];
     const start = headingStart(lines, i, previous ? previous.box.y + previous.box.height : -1);
-    // Lines of running text between the rows belong to a neighbouring text column.
-    const table = buildTable(
-      lines.slice(start, end).filter((l) => l.chunks > 1 || !sentence(l)),
-      rules,
-    );
-    if (table) tables.push(table);
+    for (const part of splitAtProse(lines.slice(start, end))) {
+      // Lines of running text between the rows belong to a neighbouring text column.
+      const table = buildTable(
+        part.filter((l) => l.chunks > 1 || !sentence(l)),
+        rules,
+      );
+      if (table) tables.push(table);
+    }
     i = end;
   }
   return tables;
@@ -59,6 +61,29 @@ function sentence(line: WordLine): boolean {
     if (n > SENTENCE_WORDS) return true;
   }
   return false;
+}
+
+/**
+ * Cuts a block where a line of running text crosses one of its column gaps. A text column
+ * beside a table stays clear of the table's gaps; a sentence running across them is a
+ * paragraph between two tables, or between numbered headings whose number and title only
+ * look like two cells.
+ */
+function splitAtProse(block: readonly WordLine[]): WordLine[][] {
+  const bounds = findBoundaries(block);
+  const parts: WordLine[][] = [[]];
+  for (const line of block) {
+    const crosses =
+      line.chunks === 1 &&
+      sentence(line) &&
+      bounds.some(
+        (b) =>
+          line.words[0]!.x0 < b - line.fontSize && line.words[line.words.length - 1]!.x1 > b + line.fontSize,
+      );
+    if (crosses) parts.push([]);
+    else parts[parts.length - 1]!.push(line);
+  }
+  return parts.filter((p) => p.some((l) => l.chunks > 1));
 }
 
 /**
