@@ -162,7 +162,7 @@ describe('PDF', () => {
     assert.match(md, /^\| Country \| Population \(millions\) \|/m);
   });
 
-  describe('a paragraph across a borderless table’s column gap', () => {
+  describe('borderless tables', () => {
     const fonts =
       '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> ' +
       '/F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >> >> >>';
@@ -250,6 +250,34 @@ describe('PDF', () => {
       assert.match(tables[1]!, /^\| Blender \| 432 \| 59.00 \|$/m, md);
       const between = md.indexOf('The figures below count the units');
       assert.ok(md.indexOf(tables[0]!) < between && between < md.indexOf(tables[1]!), md);
+    });
+
+    it('reads two tables stacked under the same heading as two, without the typed rule under it', async () => {
+      const pdf = page((line) => {
+        const row = (...cells: string[]) =>
+          line(...cells.map((c, i): [number, string, string] => [72 + i * 90, 'F1', c]));
+        for (const [from, values] of [
+          ['1.0', ['800', '160', '80']],
+          ['2.0', ['1,600', '320', '160']],
+        ] as const) {
+          line([250, 'F1', 'Design effect']);
+          row('Proportion', from, `${from}5`, `${from}9`);
+          line([160, 'F1', '--------------------------------------']);
+          row('0.99', values[0], values[0], values[0]);
+          row('0.95', values[1], values[1], values[1]);
+          row('0.90', values[2], values[2], values[2]);
+        }
+      });
+      const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'stacked.pdf' } });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      const md: string = body.data.markdown;
+      const tables = md.split('\n\n').filter((block) => block.startsWith('|'));
+      assert.equal(tables.length, 2, md);
+      assert.match(tables[0]!, /^\| Proportion \| 1\.0 \| 1\.05 \| 1\.09 \|$/m, md);
+      assert.match(tables[0]!, /^\| 0\.90 \| 80 \| 80 \| 80 \|$/m, md);
+      assert.match(tables[1]!, /^\| Proportion \| 2\.0 \| 2\.05 \| 2\.09 \|$/m, md);
+      assert.match(tables[1]!, /^\| 0\.99 \| 1,600 \| 1,600 \| 1,600 \|$/m, md);
+      assert.doesNotMatch(md, /---------/, md);
     });
   });
 

@@ -33,13 +33,20 @@ export function findUnruledTables(
     const end = blockEnd(lines, i);
     const previous = tables[tables.length - 1];
     const start = headingStart(lines, i, previous ? previous.box.y + previous.box.height : -1);
-    for (const part of splitAtProse(lines.slice(start, end))) {
-      // Lines of running text between the rows belong to a neighbouring text column.
+    for (const part of splitBlock(lines.slice(start, end))) {
+      // Lines of running text between the rows belong to a neighbouring text column; a line
+      // of dashes or dots typed across the table is a rule drawn with characters.
       const table = buildTable(
-        part.filter((l) => l.chunks > 1 || !sentence(l)),
+        part.filter((l) => (l.chunks > 1 || !sentence(l)) && !typedRule(l)),
         rules,
       );
-      if (table) tables.push(table);
+      if (!table) continue;
+      tables.push(table);
+      // Typed rules across the table go with it rather than into the text after it.
+      const { y, height } = table.box;
+      for (const l of part)
+        if (typedRule(l) && l.top >= y - l.fontSize && l.bottom <= y + height + l.fontSize)
+          for (const w of l.words) if (!table.runs.includes(w.run)) table.runs.push(w.run);
     }
     i = end;
   }
@@ -64,13 +71,21 @@ function sentence(line: WordLine): boolean {
 }
 
 /**
- * Cuts a block where a line of running text crosses one of its column gaps. A text column
- * beside a table stays clear of the table's gaps; a sentence running across them is a
- * paragraph between two tables, or between numbered headings whose number and title only
- * look like two cells.
+ * Cuts a block into tables:
+ * - where a line of running text crosses one of its column gaps. A text column beside a table
+ *   stays clear of the table's gaps; a sentence running across them is a paragraph between two
+ *   tables, or between numbered headings whose number and title only look like two cells;
+ * - where the block's first line comes again at the same place: a second table with the same
+ *   heading, stacked under the first.
  */
-function splitAtProse(block: readonly WordLine[]): WordLine[][] {
+function splitBlock(block: readonly WordLine[]): WordLine[][] {
   const bounds = findBoundaries(block);
+  const head = block[0]!;
+  const text = (l: WordLine) => l.words.map((w) => w.text).join(' ');
+  const repeatsHead = (l: WordLine) =>
+    /\p{L}/u.test(text(l)) &&
+    text(l) === text(head) &&
+    Math.abs(l.words[0]!.x0 - head.words[0]!.x0) < l.fontSize;
   const parts: WordLine[][] = [[]];
   for (const line of block) {
     const crosses =
@@ -81,9 +96,17 @@ function splitAtProse(block: readonly WordLine[]): WordLine[][] {
           line.words[0]!.x0 < b - line.fontSize && line.words[line.words.length - 1]!.x1 > b + line.fontSize,
       );
     if (crosses) parts.push([]);
-    else parts[parts.length - 1]!.push(line);
+    else {
+      if (line !== head && repeatsHead(line)) parts.push([]);
+      parts[parts.length - 1]!.push(line);
+    }
   }
   return parts.filter((p) => p.some((l) => l.chunks > 1));
+}
+
+/** A line of nothing but dashes, underscores, equals signs or dots. */
+function typedRule(line: WordLine): boolean {
+  return line.words.every((w) => /^[-_=.·─━–—]{3,}$/.test(w.text));
 }
 
 /**
