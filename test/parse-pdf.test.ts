@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import zlib from 'node:zlib';
-import { buildPdf, lzwSpaceBomb, onePage, stream } from './helpers/pdf.ts';
+import { buildPdf, lzwSpaceBomb, onePage, pagesOf, stream } from './helpers/pdf.ts';
 import { corpusFile, parse, useServer } from './helpers/server.ts';
 
 /** Real PDFs from the shared corpus, through HTTP, asserting on what they say. */
@@ -278,6 +278,45 @@ describe('PDF', () => {
       assert.match(tables[1]!, /^\| Proportion \| 2\.0 \| 2\.05 \| 2\.09 \|$/m, md);
       assert.match(tables[1]!, /^\| 0\.99 \| 1,600 \| 1,600 \| 1,600 \|$/m, md);
       assert.doesNotMatch(md, /---------/, md);
+    });
+
+    it('joins a table that a page break splits, its header repeated on the second page, into one', async () => {
+      // Page one: a paragraph, then the table to the page's foot; page two: the header again,
+      // the rest of the rows, then a second table with other columns, after a paragraph.
+      const row = (y: number, ...cells: string[]) =>
+        cells.map((c, i) => `BT /F1 11 Tf ${72 + i * 150} ${y} Td (${c}) Tj ET`).join(' ');
+      const rows = (from: number, to: number, top: number) =>
+        Array.from({ length: to - from }, (_, k) =>
+          row(top - (k + 1) * 14, `Station ${from + k}`, `${100 + from + k} m`, `${(from + k) * 3} mm`),
+        );
+      const header = (y: number) => row(y, 'Station', 'Altitude', 'Rainfall');
+      const first = [
+        'BT /F1 11 Tf 72 740 Td (Readings from the network of weather stations, one row a station.) Tj ET',
+        header(700),
+        ...rows(1, 46, 700),
+      ];
+      const second = [
+        header(740),
+        ...rows(46, 56, 740),
+        'BT /F1 11 Tf 72 560 Td (The stations were serviced by these teams during the same season.) Tj ET',
+        row(520, 'Team', 'Visits'),
+        row(506, 'North', '12'),
+        row(492, 'South', '9'),
+        row(478, 'East', '14'),
+      ];
+      const pdf = pagesOf([first.join(' '), second.join(' ')], fonts);
+      const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'continued.pdf' } });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      const md: string = body.data.markdown;
+      const tables = md.split('\n\n').filter((block) => block.startsWith('|'));
+      assert.equal(tables.length, 2, md);
+      const lines = tables[0]!.split('\n');
+      assert.equal(lines[0], '| Station | Altitude | Rainfall |', md);
+      assert.equal(lines.filter((l) => l.startsWith('| Station |')).length, 1, 'the header once');
+      assert.equal(lines.length, 2 + 55, md);
+      assert.equal(lines[2], '| Station 1 | 101 m | 3 mm |');
+      assert.equal(lines[lines.length - 1], '| Station 55 | 155 m | 165 mm |');
+      assert.match(tables[1]!, /^\| Team \| Visits \|$/m, md);
     });
   });
 

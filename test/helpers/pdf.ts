@@ -32,6 +32,20 @@ export function onePage(content: string, resources: string, more: readonly strin
   ]);
 }
 
+/** A document of one page per content stream, all sharing `resources`. */
+export function pagesOf(contents: readonly string[], resources: string): Uint8Array {
+  const kids = contents.map((_, i) => `${4 + 2 * i} 0 R`).join(' ');
+  return buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${contents.length} >>`,
+    resources,
+    ...contents.flatMap((content, i) => [
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${5 + 2 * i} 0 R /Resources 3 0 R >>`,
+      stream('', content),
+    ]),
+  ]);
+}
+
 /**
  * `pages` pages of one line of text each, sharing one content stream. In the pdf parser's
  * `ocr` mode every page is rendered and run through Tesseract, one after another: a thousand

@@ -2,6 +2,7 @@ import type { Element, ElementContent, Root } from 'hast';
 import { markPage } from '../../../document/model.ts';
 import type { Box } from '../page-content.ts';
 import { CJK } from '../text-cleanup.ts';
+import { appendRows, continuesTable } from './continued-tables.ts';
 import { bodySize, headingKind, headingLevels } from './headings.ts';
 import { type Paragraph, splitParagraphs } from './paragraphs.ts';
 import type { OcrScore, PageBlock, TextLine } from './types.ts';
@@ -70,19 +71,31 @@ export function buildTree(pages: readonly { blocks: PageBlock[] }[], options: Tr
   let listPlacement: Placement | undefined;
   let lastValue: number | undefined;
   let lastPara: { node: Element; p: Paragraph; placement?: Placement } | undefined;
+  let lastTable: { node: Element; block: TableItem; placement?: Placement } | undefined;
   for (const item of items) {
     if (item.kind === 'table') {
       const { block } = item;
-      const node = add(block.node, block.page);
+      const continued = lastTable && continuesTable(lastTable.block, block);
+      let node: Element;
+      if (lastTable && continued) {
+        // A table split by a page break: its rows run on in the table the first page opened.
+        node = lastTable.node;
+        const before = lastTable.placement;
+        if (before && before.part === before.node) before.part = structuredClone(before.node);
+        appendRows(node, block.node);
+      } else node = add(block.node, block.page);
+      let placement: Placement | undefined;
       if (placements) {
-        const placement: Placement = { page: block.page, type: 'table', box: block.box, node, part: node };
+        placement = { page: block.page, type: 'table', box: block.box, node, part: block.node };
         if (block.ocr) placement.ocr = block.ocr;
         placements.push(placement);
       }
+      lastTable = { node, block, placement };
       list = undefined;
       lastPara = undefined;
       continue;
     }
+    lastTable = undefined;
     const p = item.p;
     const kind = kinds.get(p);
     if (kind) {
