@@ -144,6 +144,53 @@ describe('PDF', () => {
     );
   });
 
+  it('reads the caption and notes ruled into a table frame as text around the table', async () => {
+    // A frame from y 580 to 740: the caption row, the header, three rows, a note and a source,
+    // 20 points each; the column rules run only through the header and the rows.
+    const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
+    const rows: [string, string, string][] = [
+      ['Region', 'Schools', 'Share'],
+      ['North', '469', '34%'],
+      ['South', '918', '3%'],
+      ['East', '233', '11%'],
+    ];
+    const content = [
+      '0.5 w',
+      ...Array.from({ length: 9 }, (_, k) => `72 ${580 + k * 20} m 540 ${580 + k * 20} l S`),
+      '72 580 m 72 740 l S 540 580 m 540 740 l S',
+      '300 640 m 300 720 l S 420 640 m 420 720 l S',
+      text(76, 726, 'Exhibit 4 Schools by region, 2006-07'),
+      ...rows.map(([a, b, c], k) =>
+        [text(76, 706 - k * 20, a), text(304, 706 - k * 20, b), text(424, 706 - k * 20, c)].join(' '),
+      ),
+      text(76, 626, 'Exhibit reads: 469 schools of the North region were counted.'),
+      text(76, 606, 'Note: Schools that closed during the year are left out.'),
+      text(76, 586, 'Source: Principal surveys.'),
+    ].join(' ');
+    const pdf = onePage(
+      content,
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
+    );
+    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'framed.pdf' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const md: string = body.data.markdown;
+    const table = md.split('\n\n').find((block) => block.startsWith('|')) ?? '';
+    assert.match(table, /^\| Region \| Schools \| Share \|\n\| - \| - \| - \|$/m, md);
+    assert.match(table, /^\| East \| 233 \| 11% \|$/m, md);
+    assert.doesNotMatch(table, /Exhibit|Note|Source/, md);
+    const order = [
+      'Exhibit 4 Schools by region',
+      '| Region |',
+      'Exhibit reads: 469 schools',
+      'Note: Schools that closed',
+      'Source: Principal surveys.',
+    ].map((t) => md.indexOf(t));
+    assert.ok(
+      order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
+      `${JSON.stringify(order)}\n${md}`,
+    );
+  });
+
   it('reads the columns of a two-column paper in order, and only its real table as a table', async () => {
     const { body } = await call('multicolumn/pyp-latex-multicolumn.pdf');
     const md: string = body.data.markdown;

@@ -1,4 +1,5 @@
 import type { DetectedTable, TextRun } from '../page-content.ts';
+import { firstRowBold, releaseCaptionAndNotes } from './framed-notes.ts';
 import { isHeaderRow } from './header.ts';
 import { covers, type Ruling, type Rulings, SNAP } from './rulings.ts';
 import { mergeWrappedRows, type RunCell, splitStackedRows } from './stacked-rows.ts';
@@ -224,13 +225,16 @@ function buildTable(runs: readonly TextRun[], grid: Grid, free: readonly number[
   let fullWidth = 0;
   for (const c of split.cells) if (c.colSpan === keptCols && c.text) fullWidth++;
   if (fullWidth * 2 > split.rows) return null;
+  const frame = { x: xs[0]!, y: ys[0]!, width: xs[cols]! - xs[0]!, height: ys[rows]! - ys[0]! };
+  const table = releaseCaptionAndNotes(runs, split.cells, split.rows, keptCols, frame);
+  const released = new Set(table.released);
   return {
-    box: { x: xs[0]!, y: ys[0]!, width: xs[cols]! - xs[0]!, height: ys[rows]! - ys[0]! },
-    rows: split.rows,
+    box: table.box,
+    rows: table.rows,
     cols: keptCols,
-    cells: split.cells.map(({ ids: _, ...cell }) => cell),
-    header: isHeaderRow(split.cells, headBold),
-    runs: used,
+    cells: table.cells.map(({ ids: _, ...cell }) => cell),
+    header: isHeaderRow(table.cells, released.size > 0 ? firstRowBold(runs, table.cells) : headBold),
+    runs: released.size > 0 ? used.filter((i) => !released.has(i)) : used,
   };
 }
 
