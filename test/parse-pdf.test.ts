@@ -191,6 +191,49 @@ describe('PDF', () => {
     );
   });
 
+  it('reads a header ruled on two lines, under one corner cell, as one header row', async () => {
+    // Columns at 72, 250, 350, 450 and 540; the rule between the header's two lines stops
+    // short of the corner cell, which spans them both.
+    const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
+    const content = [
+      '0.5 w',
+      ...[720, 680, 660, 640, 620].map((y) => `72 ${y} m 540 ${y} l S`),
+      '250 700 m 540 700 l S',
+      ...[72, 250, 350, 450, 540].map((x) => `${x} 620 m ${x} 720 l S`),
+      text(254, 706, 'Launch:'),
+      text(354, 706, '1 Year:'),
+      text(454, 706, 'FY 2010'),
+      text(254, 686, 'May 21, 2009'),
+      text(354, 686, 'May 21, 2010'),
+      text(454, 686, 'Sept. 30, 2011'),
+      ...[
+        ['Data sets', '47', '272,768', '389,933'],
+        ['Downloads', '0', '652,412', '2,348,928'],
+      ].map(([a, b, c, d], k) =>
+        [
+          text(76, 666 - k * 20, a!),
+          text(254, 666 - k * 20, b!),
+          text(354, 666 - k * 20, c!),
+          text(454, 666 - k * 20, d!),
+        ].join(' '),
+      ),
+    ].join(' ');
+    const pdf = onePage(
+      content,
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
+    );
+    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'two-line-header.pdf' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const md: string = body.data.markdown;
+    assert.match(
+      md,
+      /^\| \| Launch: May 21, 2009 \| 1 Year: May 21, 2010 \| FY 2010 Sept\. 30, 2011 \|$/m,
+      md,
+    );
+    assert.match(md, /^\| Data sets \| 47 \| 272,768 \| 389,933 \|$/m, md);
+    assert.doesNotMatch(md, /<table/, md);
+  });
+
   it('reads the columns of a two-column paper in order, and only its real table as a table', async () => {
     const { body } = await call('multicolumn/pyp-latex-multicolumn.pdf');
     const md: string = body.data.markdown;

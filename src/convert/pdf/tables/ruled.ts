@@ -2,7 +2,7 @@ import type { DetectedTable, TextRun } from '../page-content.ts';
 import { firstRowBold, releaseCaptionAndNotes } from './framed-notes.ts';
 import { isHeaderRow } from './header.ts';
 import { covers, type Ruling, type Rulings, SNAP } from './rulings.ts';
-import { mergeWrappedRows, type RunCell, splitStackedRows } from './stacked-rows.ts';
+import { mergeTwoLineHeader, mergeWrappedRows, type RunCell, splitStackedRows } from './stacked-rows.ts';
 import { cellText } from './text-lines.ts';
 import { CELL_GAP } from './words.ts';
 
@@ -220,7 +220,8 @@ function buildTable(runs: readonly TextRun[], grid: Grid, free: readonly number[
   for (const c of cells) words += c.text.split(/\s+/).length;
   if (words > filled * PROSE_WORDS) return null;
   const stacked = splitStackedRows(runs, cells, keptRows);
-  const split = mergeWrappedRows(stacked.cells, stacked.rows);
+  const wrapped = mergeWrappedRows(stacked.cells, stacked.rows);
+  const split = mergeTwoLineHeader(wrapped.cells, wrapped.rows);
   // Text boxes and framed paragraphs: most rows are one cell across the whole width.
   let fullWidth = 0;
   for (const c of split.cells) if (c.colSpan === keptCols && c.text) fullWidth++;

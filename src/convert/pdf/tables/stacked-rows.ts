@@ -124,3 +124,30 @@ export function mergeWrappedRows(
   }
   return { cells: kept, rows: rows - before[rows]! };
 }
+
+/**
+ * A header written on two ruled lines ("Launch:" over "May 21, 2009" in each column) with the
+ * corner cell spanning both: one header row, each column's two lines joined. Only when both
+ * rows have one cell of text in every other column; a heading spanning several columns over
+ * the headings it groups is a real second level and stays.
+ */
+export function mergeTwoLineHeader(
+  cells: readonly RunCell[],
+  rows: number,
+): { cells: RunCell[]; rows: number } {
+  const corner = cells.find((c) => c.row === 0 && c.col === 0);
+  if (rows < 3 || !corner || corner.rowSpan !== 2 || corner.colSpan !== 1) return { cells: [...cells], rows };
+  const top = cells.filter((c) => c.row === 0 && c !== corner);
+  const second = cells.filter((c) => c.row === 1);
+  const plain = (c: RunCell) => c.rowSpan === 1 && c.colSpan === 1 && c.text !== '' && !isNumeric(c.text);
+  if (!top.length || top.length !== second.length || !top.every(plain) || !second.every(plain))
+    return { cells: [...cells], rows };
+  const out: RunCell[] = [{ ...corner, rowSpan: 1 }];
+  for (const c of top) {
+    const below = second.find((s) => s.col === c.col);
+    if (!below) return { cells: [...cells], rows };
+    out.push({ ...c, text: `${c.text} ${below.text}`, ids: [...c.ids, ...below.ids] });
+  }
+  for (const c of cells) if (c.row >= 2) out.push({ ...c, row: c.row - 1 });
+  return { cells: out, rows: rows - 1 };
+}
