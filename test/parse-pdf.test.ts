@@ -234,6 +234,44 @@ describe('PDF', () => {
     assert.doesNotMatch(md, /<table/, md);
   });
 
+  it('drops a ruled spacer strip between two groups of columns', async () => {
+    // Columns at 72, 150, 300 | 310, 390, 540: the strip from 300 to 310 is ruled off in the
+    // header only; below it, each right-hand code sits across the strip.
+    const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
+    const rows = [
+      ['1', 'Alpha', '1a', 'Influence on the concept'],
+      ['2', 'Beta', '2a', 'No influence on the concept'],
+      ['3', 'Gamma', '3a', 'Other presentation issues'],
+    ];
+    const content = [
+      '0.5 w',
+      ...[720, 700, 680, 660, 640].map((y) => `72 ${y} m 540 ${y} l S`),
+      ...[72, 150, 300, 390, 540].map((x) => `${x} 640 m ${x} 720 l S`),
+      '310 700 m 310 720 l S',
+      [text(76, 706, 'Code'), text(154, 706, 'Name'), text(314, 706, 'Code'), text(394, 706, 'Name')].join(
+        ' ',
+      ),
+      ...rows.map(([a, b, c, d], k) =>
+        [
+          text(76, 686 - k * 20, a!),
+          text(154, 686 - k * 20, b!),
+          text(304, 686 - k * 20, c!),
+          text(394, 686 - k * 20, d!),
+        ].join(' '),
+      ),
+    ].join(' ');
+    const pdf = onePage(
+      content,
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
+    );
+    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'spacer.pdf' } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const md: string = body.data.markdown;
+    assert.match(md, /^\| Code \| Name \| Code \| Name \|$/m, md);
+    assert.match(md, /^\| 2 \| Beta \| 2a \| No influence on the concept \|$/m, md);
+    assert.doesNotMatch(md, /<table/, md);
+  });
+
   it('reads the columns of a two-column paper in order, and only its real table as a table', async () => {
     const { body } = await call('multicolumn/pyp-latex-multicolumn.pdf');
     const md: string = body.data.markdown;

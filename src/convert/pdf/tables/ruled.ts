@@ -2,6 +2,7 @@ import type { DetectedTable, TextRun } from '../page-content.ts';
 import { firstRowBold, releaseCaptionAndNotes } from './framed-notes.ts';
 import { isHeaderRow } from './header.ts';
 import { covers, type Ruling, type Rulings, SNAP } from './rulings.ts';
+import { dropSpacerColumns } from './spacer-columns.ts';
 import { mergeTwoLineHeader, mergeWrappedRows, type RunCell, splitStackedRows } from './stacked-rows.ts';
 import { cellText } from './text-lines.ts';
 import { CELL_GAP } from './words.ts';
@@ -221,18 +222,19 @@ function buildTable(runs: readonly TextRun[], grid: Grid, free: readonly number[
   if (words > filled * PROSE_WORDS) return null;
   const stacked = splitStackedRows(runs, cells, keptRows);
   const wrapped = mergeWrappedRows(stacked.cells, stacked.rows);
-  const split = mergeTwoLineHeader(wrapped.cells, wrapped.rows);
+  const merged = mergeTwoLineHeader(wrapped.cells, wrapped.rows);
+  const narrowed = dropSpacerColumns(merged.cells, keptCols);
   // Text boxes and framed paragraphs: most rows are one cell across the whole width.
   let fullWidth = 0;
-  for (const c of split.cells) if (c.colSpan === keptCols && c.text) fullWidth++;
-  if (fullWidth * 2 > split.rows) return null;
+  for (const c of narrowed.cells) if (c.colSpan === narrowed.cols && c.text) fullWidth++;
+  if (fullWidth * 2 > merged.rows) return null;
   const frame = { x: xs[0]!, y: ys[0]!, width: xs[cols]! - xs[0]!, height: ys[rows]! - ys[0]! };
-  const table = releaseCaptionAndNotes(runs, split.cells, split.rows, keptCols, frame);
+  const table = releaseCaptionAndNotes(runs, narrowed.cells, merged.rows, narrowed.cols, frame);
   const released = new Set(table.released);
   return {
     box: table.box,
     rows: table.rows,
-    cols: keptCols,
+    cols: narrowed.cols,
     cells: table.cells.map(({ ids: _, ...cell }) => cell),
     header: isHeaderRow(table.cells, released.size > 0 ? firstRowBold(runs, table.cells) : headBold),
     runs: released.size > 0 ? used.filter((i) => !released.has(i)) : used,
