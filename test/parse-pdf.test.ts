@@ -191,47 +191,72 @@ describe('PDF', () => {
     );
   });
 
-  it('reads a header ruled on two lines, under one corner cell, as one header row', async () => {
-    // Columns at 72, 250, 350, 450 and 540; the rule between the header's two lines stops
-    // short of the corner cell, which spans them both.
-    const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
-    const content = [
-      '0.5 w',
-      ...[720, 680, 660, 640, 620].map((y) => `72 ${y} m 540 ${y} l S`),
-      '250 700 m 540 700 l S',
-      ...[72, 250, 350, 450, 540].map((x) => `${x} 620 m ${x} 720 l S`),
-      text(254, 706, 'Launch:'),
-      text(354, 706, '1 Year:'),
-      text(454, 706, 'FY 2010'),
-      text(254, 686, 'May 21, 2009'),
-      text(354, 686, 'May 21, 2010'),
-      text(454, 686, 'Sept. 30, 2011'),
-      ...[
-        ['Data sets', '47', '272,768', '389,933'],
-        ['Downloads', '0', '652,412', '2,348,928'],
-      ].map(([a, b, c, d], k) =>
-        [
-          text(76, 666 - k * 20, a!),
-          text(254, 666 - k * 20, b!),
-          text(354, 666 - k * 20, c!),
-          text(454, 666 - k * 20, d!),
-        ].join(' '),
-      ),
-    ].join(' ');
-    const pdf = onePage(
-      content,
-      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
-    );
-    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'two-line-header.pdf' } });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-    const md: string = body.data.markdown;
-    assert.match(
-      md,
-      /^\| \| Launch: May 21, 2009 \| 1 Year: May 21, 2010 \| FY 2010 Sept\. 30, 2011 \|$/m,
-      md,
-    );
-    assert.match(md, /^\| Data sets \| 47 \| 272,768 \| 389,933 \|$/m, md);
-    assert.doesNotMatch(md, /<table/, md);
+  describe('a header ruled on two lines, under one stub cell spanning both', () => {
+    // Columns at 72, 250, 350, 450 and 540, rows 20 points high from y 720 down; the rule
+    // between the header's two lines stops short of the stub cell, which spans them both.
+    // With a heading row over the three value columns first, the two lines sit under it.
+    function headerTable(heading: boolean): Uint8Array {
+      const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
+      const top = heading ? 740 : 720;
+      const content = [
+        '0.5 w',
+        ...[top, 680, 660, 640, 620].map((y) => `72 ${y} m 540 ${y} l S`),
+        '250 700 m 540 700 l S',
+        heading ? '72 720 m 540 720 l S' : '',
+        ...[72, 250, 540].map((x) => `${x} 620 m ${x} ${top} l S`),
+        ...[350, 450].map((x) => `${x} 620 m ${x} 720 l S`),
+        heading ? text(254, 726, 'Figures for the year') : '',
+        text(254, 706, 'Launch:'),
+        text(354, 706, '1 Year:'),
+        text(454, 706, 'FY 2010'),
+        text(254, 686, 'May 21, 2009'),
+        text(354, 686, 'May 21, 2010'),
+        text(454, 686, 'Sept. 30, 2011'),
+        ...[
+          ['Data sets', '47', '272,768', '389,933'],
+          ['Downloads', '0', '652,412', '2,348,928'],
+        ].map(([a, b, c, d], k) =>
+          [
+            text(76, 666 - k * 20, a!),
+            text(254, 666 - k * 20, b!),
+            text(354, 666 - k * 20, c!),
+            text(454, 666 - k * 20, d!),
+          ].join(' '),
+        ),
+      ].join(' ');
+      return onePage(
+        content,
+        '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
+      );
+    }
+    const HEADER =
+      '<td>Launch: May 21, 2009</td><td>1 Year: May 21, 2010</td><td>FY 2010 Sept. 30, 2011</td>';
+
+    it('reads the two lines at the top as one header row', async () => {
+      const pdf = headerTable(false);
+      const { status, body } = await parse(server(), {
+        file: { bytes: pdf, filename: 'two-line-header.pdf' },
+      });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      const md: string = body.data.markdown;
+      assert.match(
+        md,
+        /^\| \| Launch: May 21, 2009 \| 1 Year: May 21, 2010 \| FY 2010 Sept\. 30, 2011 \|$/m,
+        md,
+      );
+      assert.match(md, /^\| Data sets \| 47 \| 272,768 \| 389,933 \|$/m, md);
+      assert.doesNotMatch(md, /<table/, md);
+    });
+
+    it('reads the two lines under a spanning heading as one row under it', async () => {
+      const pdf = headerTable(true);
+      const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'headed.pdf' } });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      const md: string = body.data.markdown;
+      assert.match(md, /<t[hd] colspan="3">Figures for the year<\/t[hd]>/, md);
+      assert.ok(md.includes(`<tr><td></td>${HEADER}</tr>`), md);
+      assert.match(md, /<tr><td>Data sets<\/td><td>47<\/td><td>272,768<\/td><td>389,933<\/td><\/tr>/, md);
+    });
   });
 
   it('drops a ruled spacer strip between two groups of columns', async () => {

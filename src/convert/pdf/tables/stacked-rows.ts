@@ -126,28 +126,41 @@ export function mergeWrappedRows(
 }
 
 /**
- * A header written on two ruled lines ("Launch:" over "May 21, 2009" in each column) with the
- * corner cell spanning both: one header row, each column's two lines joined. Only when both
- * rows have one cell of text in every other column; a heading spanning several columns over
- * the headings it groups is a real second level and stays.
+ * A header written on two ruled lines ("Launch:" over "May 21, 2009", "to air" over
+ * "kg/year" in each column) with the stub cell spanning both: one header row, each column's
+ * two lines joined. The two lines are the first rows, or the two under a heading that spans
+ * the columns. Only when both rows have one cell of text in every other column; a heading
+ * spanning several columns over the headings it groups is a real second level and stays.
  */
 export function mergeTwoLineHeader(
   cells: readonly RunCell[],
   rows: number,
 ): { cells: RunCell[]; rows: number } {
-  const corner = cells.find((c) => c.row === 0 && c.col === 0);
-  if (rows < 3 || !corner || corner.rowSpan !== 2 || corner.colSpan !== 1) return { cells: [...cells], rows };
-  const top = cells.filter((c) => c.row === 0 && c !== corner);
-  const second = cells.filter((c) => c.row === 1);
+  for (const first of [0, 1]) {
+    const merged = mergeHeaderAt(cells, rows, first);
+    if (merged) return merged;
+  }
+  return { cells: [...cells], rows };
+}
+
+function mergeHeaderAt(
+  cells: readonly RunCell[],
+  rows: number,
+  first: number,
+): { cells: RunCell[]; rows: number } | null {
+  const corner = cells.find((c) => c.row === first && c.col === 0);
+  if (rows < first + 3 || !corner || corner.rowSpan !== 2 || corner.colSpan !== 1) return null;
+  const top = cells.filter((c) => c.row === first && c !== corner);
+  const second = cells.filter((c) => c.row === first + 1);
   const plain = (c: RunCell) => c.rowSpan === 1 && c.colSpan === 1 && c.text !== '' && !isNumeric(c.text);
-  if (!top.length || top.length !== second.length || !top.every(plain) || !second.every(plain))
-    return { cells: [...cells], rows };
-  const out: RunCell[] = [{ ...corner, rowSpan: 1 }];
+  if (!top.length || top.length !== second.length || !top.every(plain) || !second.every(plain)) return null;
+  const out: RunCell[] = cells.filter((c) => c.row < first);
+  out.push({ ...corner, rowSpan: 1 });
   for (const c of top) {
     const below = second.find((s) => s.col === c.col);
-    if (!below) return { cells: [...cells], rows };
+    if (!below) return null;
     out.push({ ...c, text: `${c.text} ${below.text}`, ids: [...c.ids, ...below.ids] });
   }
-  for (const c of cells) if (c.row >= 2) out.push({ ...c, row: c.row - 1 });
+  for (const c of cells) if (c.row > first + 1) out.push({ ...c, row: c.row - 1 });
   return { cells: out, rows: rows - 1 };
 }
