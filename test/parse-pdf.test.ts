@@ -12,6 +12,32 @@ describe('PDF', () => {
     return parse(server(), { file: corpusFile(`pdf/${file}`), options });
   }
 
+  /** 10-point Helvetica text at (x, y), for pages drawn by the tests. */
+  const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
+  /** A row of cells' texts at the columns' x positions. */
+  const textRow = (xs: readonly number[], y: number, cells: readonly string[]) =>
+    cells.map((cell, i) => text(xs[i]!, y, cell)).join(' ');
+
+  /** The Markdown of a one-page PDF drawing `content` (with `text`'s font). */
+  async function markdownOfPage(content: string, filename: string): Promise<string> {
+    const pdf = onePage(
+      content,
+      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
+    );
+    const { status, body } = await parse(server(), { file: { bytes: pdf, filename } });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    return body.data.markdown;
+  }
+
+  /** Each text is in `md`, each after the one before. */
+  function assertInOrder(md: string, texts: readonly string[]): void {
+    const at = texts.map((text) => md.indexOf(text));
+    assert.ok(
+      at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1]!)),
+      `${JSON.stringify(at)}\n${md.slice(0, 2000)}`,
+    );
+  }
+
   it('extracts text with headings, joined paragraphs and page counts', async () => {
     const { status, body } = await call('text/mid-test.pdf');
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
@@ -48,15 +74,11 @@ describe('PDF', () => {
     assert.equal(body.data.warning, undefined);
     const md: string = body.data.markdown;
     // From the front matter, the middle and the last page, in that order.
-    const order = [
+    assertInOrder(md, [
       'Rebuilding Freedoms Previously Presumed:',
       'care about the Internet, and whether you’re on Safire’s left or on his right',
       'Lessig clerked for Judge Richard Posner',
-    ].map((text) => md.indexOf(text));
-    assert.ok(
-      order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
-      JSON.stringify(order),
-    );
+    ]);
     // The printer's slug atop each page ("14773_01_1-174_r9jm.qxd 2/10/04 3:51 PM Page 15")
     // is a running header: none of its 350 copies is left in the text.
     assert.doesNotMatch(md, /r9jm\.qxd/);
@@ -78,7 +100,8 @@ describe('PDF', () => {
   it('puts headings of one style on a scan at one level', async () => {
     // The scan's two section titles share a style (the reference makes both "##"); Tesseract's
     // whole-pixel x-height read them a pixel apart, which made two heading levels.
-    const { status, body } = await call('scanned/scan-doc-code_and_formula.pdf');
+    // Two pages of OCR: on a loaded machine they can take longer than the default 30 s.
+    const { status, body } = await call('scanned/scan-doc-code_and_formula.pdf', { timeout: 100_000 });
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     const level = (title: string) =>
       new RegExp(`^(#+) ${title}\\s*$`, 'm').exec(body.data.markdown)?.[1]?.length;
@@ -147,7 +170,6 @@ describe('PDF', () => {
   it('reads the caption and notes ruled into a table frame as text around the table', async () => {
     // A frame from y 580 to 740: the caption row, the header, three rows, a note and a source,
     // 20 points each; the column rules run only through the header and the rows.
-    const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
     const rows: [string, string, string][] = [
       ['Region', 'Schools', 'Share'],
       ['North', '469', '34%'],
@@ -160,45 +182,32 @@ describe('PDF', () => {
       '72 580 m 72 740 l S 540 580 m 540 740 l S',
       '300 640 m 300 720 l S 420 640 m 420 720 l S',
       text(76, 726, 'Exhibit 4 Schools by region, 2006-07'),
-      ...rows.map(([a, b, c], k) =>
-        [text(76, 706 - k * 20, a), text(304, 706 - k * 20, b), text(424, 706 - k * 20, c)].join(' '),
-      ),
+      ...rows.map((row, k) => textRow([76, 304, 424], 706 - k * 20, row)),
       text(76, 626, 'Exhibit reads: 469 schools of the North region were counted.'),
       text(76, 606, 'Note: Schools that closed during the year are left out.'),
       text(76, 586, 'Source: Principal surveys.'),
     ].join(' ');
-    const pdf = onePage(
-      content,
-      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
-    );
-    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'framed.pdf' } });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-    const md: string = body.data.markdown;
+    const md = await markdownOfPage(content, 'framed.pdf');
     const table = md.split('\n\n').find((block) => block.startsWith('|')) ?? '';
     assert.match(table, /^\| Region \| Schools \| Share \|\n\| - \| - \| - \|$/m, md);
     assert.match(table, /^\| East \| 233 \| 11% \|$/m, md);
     assert.doesNotMatch(table, /Exhibit|Note|Source/, md);
-    const order = [
+    assertInOrder(md, [
       'Exhibit 4 Schools by region',
       '| Region |',
       'Exhibit reads: 469 schools',
       'Note: Schools that closed',
       'Source: Principal surveys.',
-    ].map((t) => md.indexOf(t));
-    assert.ok(
-      order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
-      `${JSON.stringify(order)}\n${md}`,
-    );
+    ]);
   });
 
   describe('a header ruled on two lines, under one stub cell spanning both', () => {
     // Columns at 72, 250, 350, 450 and 540, rows 20 points high from y 720 down; the rule
     // between the header's two lines stops short of the stub cell, which spans them both.
     // With a heading row over the three value columns first, the two lines sit under it.
-    function headerTable(heading: boolean): Uint8Array {
-      const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
+    function headerTable(heading: boolean): string {
       const top = heading ? 740 : 720;
-      const content = [
+      return [
         '0.5 w',
         ...[top, 680, 660, 640, 620].map((y) => `72 ${y} m 540 ${y} l S`),
         '250 700 m 540 700 l S',
@@ -206,39 +215,19 @@ describe('PDF', () => {
         ...[72, 250, 540].map((x) => `${x} 620 m ${x} ${top} l S`),
         ...[350, 450].map((x) => `${x} 620 m ${x} 720 l S`),
         heading ? text(254, 726, 'Figures for the year') : '',
-        text(254, 706, 'Launch:'),
-        text(354, 706, '1 Year:'),
-        text(454, 706, 'FY 2010'),
-        text(254, 686, 'May 21, 2009'),
-        text(354, 686, 'May 21, 2010'),
-        text(454, 686, 'Sept. 30, 2011'),
+        textRow([254, 354, 454], 706, ['Launch:', '1 Year:', 'FY 2010']),
+        textRow([254, 354, 454], 686, ['May 21, 2009', 'May 21, 2010', 'Sept. 30, 2011']),
         ...[
           ['Data sets', '47', '272,768', '389,933'],
           ['Downloads', '0', '652,412', '2,348,928'],
-        ].map(([a, b, c, d], k) =>
-          [
-            text(76, 666 - k * 20, a!),
-            text(254, 666 - k * 20, b!),
-            text(354, 666 - k * 20, c!),
-            text(454, 666 - k * 20, d!),
-          ].join(' '),
-        ),
+        ].map((row, k) => textRow([76, 254, 354, 454], 666 - k * 20, row)),
       ].join(' ');
-      return onePage(
-        content,
-        '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
-      );
     }
     const HEADER =
       '<td>Launch: May 21, 2009</td><td>1 Year: May 21, 2010</td><td>FY 2010 Sept. 30, 2011</td>';
 
     it('reads the two lines at the top as one header row', async () => {
-      const pdf = headerTable(false);
-      const { status, body } = await parse(server(), {
-        file: { bytes: pdf, filename: 'two-line-header.pdf' },
-      });
-      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-      const md: string = body.data.markdown;
+      const md = await markdownOfPage(headerTable(false), 'two-line-header.pdf');
       assert.match(
         md,
         /^\| \| Launch: May 21, 2009 \| 1 Year: May 21, 2010 \| FY 2010 Sept\. 30, 2011 \|$/m,
@@ -249,10 +238,7 @@ describe('PDF', () => {
     });
 
     it('reads the two lines under a spanning heading as one row under it', async () => {
-      const pdf = headerTable(true);
-      const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'headed.pdf' } });
-      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-      const md: string = body.data.markdown;
+      const md = await markdownOfPage(headerTable(true), 'headed.pdf');
       assert.match(md, /<t[hd] colspan="3">Figures for the year<\/t[hd]>/, md);
       assert.ok(md.includes(`<tr><td></td>${HEADER}</tr>`), md);
       assert.match(md, /<tr><td>Data sets<\/td><td>47<\/td><td>272,768<\/td><td>389,933<\/td><\/tr>/, md);
@@ -262,7 +248,6 @@ describe('PDF', () => {
   it('drops a ruled spacer strip between two groups of columns', async () => {
     // Columns at 72, 150, 300 | 310, 390, 540: the strip from 300 to 310 is ruled off in the
     // header only; below it, each right-hand code sits across the strip.
-    const text = (x: number, y: number, s: string) => `BT /F1 10 Tf ${x} ${y} Td (${s}) Tj ET`;
     const rows = [
       ['1', 'Alpha', '1a', 'Influence on the concept'],
       ['2', 'Beta', '2a', 'No influence on the concept'],
@@ -273,25 +258,10 @@ describe('PDF', () => {
       ...[720, 700, 680, 660, 640].map((y) => `72 ${y} m 540 ${y} l S`),
       ...[72, 150, 300, 390, 540].map((x) => `${x} 640 m ${x} 720 l S`),
       '310 700 m 310 720 l S',
-      [text(76, 706, 'Code'), text(154, 706, 'Name'), text(314, 706, 'Code'), text(394, 706, 'Name')].join(
-        ' ',
-      ),
-      ...rows.map(([a, b, c, d], k) =>
-        [
-          text(76, 686 - k * 20, a!),
-          text(154, 686 - k * 20, b!),
-          text(304, 686 - k * 20, c!),
-          text(394, 686 - k * 20, d!),
-        ].join(' '),
-      ),
+      textRow([76, 154, 314, 394], 706, ['Code', 'Name', 'Code', 'Name']),
+      ...rows.map((row, k) => textRow([76, 154, 304, 394], 686 - k * 20, row)),
     ].join(' ');
-    const pdf = onePage(
-      content,
-      '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>',
-    );
-    const { status, body } = await parse(server(), { file: { bytes: pdf, filename: 'spacer.pdf' } });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-    const md: string = body.data.markdown;
+    const md = await markdownOfPage(content, 'spacer.pdf');
     assert.match(md, /^\| Code \| Name \| Code \| Name \|$/m, md);
     assert.match(md, /^\| 2 \| Beta \| 2a \| No influence on the concept \|$/m, md);
     assert.doesNotMatch(md, /<table/, md);
@@ -300,17 +270,12 @@ describe('PDF', () => {
   it('reads the columns of a two-column paper in order, and only its real table as a table', async () => {
     const { body } = await call('multicolumn/pyp-latex-multicolumn.pdf');
     const md: string = body.data.markdown;
-    const order = [
+    assertInOrder(md, [
       '## Abstract',
       'Nulla malesuada porttitor diam',
       'pellentesque ante. Phasellus',
       'Suspendisse vitae elit.',
-    ];
-    const at = order.map((text) => md.indexOf(text));
-    assert.ok(
-      at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1]!)),
-      JSON.stringify(at),
-    );
+    ]);
     assert.equal([...md.matchAll(/^\| - \|/gm)].length, 1, 'one table: the country table');
     assert.match(md, /^\| Country \| Population \(millions\) \|/m);
   });
@@ -363,7 +328,7 @@ describe('PDF', () => {
       const md: string = body.data.markdown;
       assert.doesNotMatch(md, /<table|^\|/m, md);
       // Every heading and every paragraph's last words, in the page's order.
-      const order = [
+      assertInOrder(md, [
         'Instrument Format and Training',
         'responses.',
         'administration.',
@@ -371,11 +336,7 @@ describe('PDF', () => {
         'help confirm content validity.',
         'Scoring of Items and Domains',
         'of the scale.',
-      ].map((text) => md.indexOf(text));
-      assert.ok(
-        order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
-        `${JSON.stringify(order)}\n${md}`,
-      );
+      ]);
     });
 
     it('reads two tables split by a paragraph as two tables, the paragraph between them', async () => {
