@@ -131,6 +131,9 @@ describe('fair queue', () => {
         assert.equal(second.status, 200, JSON.stringify(second.body));
         assert.match(second.body.data.markdown, /# Second/);
         assert.deepEqual(settled, [false, false], 'team default’s conversions still hold a worker or wait');
+        // The server writes its log asynchronously: the answer can arrive before the line that
+        // the request logged on its way in.
+        await submitted(server.output, 'other', 2);
         const line = server
           .output()
           .split('\n')
