@@ -261,7 +261,9 @@ describe('cluster mode', { concurrency: 3, ...firstPass }, () => {
         assert.match(body.data.markdown, new RegExp(`^${text}$`));
       }
       // The worker (one conversion at a time) took them by priority: the first file, then the
-      // other team's, whose team had nothing queued, before the first team's backlog.
+      // other team's, whose team had nothing queued, before the first team's backlog. Its log
+      // comes down another pipe than the answers: wait for the four lines rather than race them.
+      await worker.waitForOutput(times('conversion started', 4));
       const order = [...worker.output().matchAll(/"team":"([^"]+)"[^\n]*"msg":"conversion started"/g)].map(
         (m) => m[1],
       );
