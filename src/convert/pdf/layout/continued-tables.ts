@@ -29,7 +29,8 @@ export function continuesTable(prev: TableBlock, next: TableBlock): boolean {
  */
 export function appendRows(table: Element, next: Element): void {
   const rows = tableRows(next);
-  const first = tableRows(table)[0];
+  // Only the first row: the table grows with every page it runs on, so it is not walked whole.
+  const first = firstRow(table);
   if (first && rows[0] && rowText(rows[0]) === rowText(first)) rows.shift();
   const body = table.children.find((c): c is Element => c.type === 'element' && c.tagName === 'tbody');
   if (!body) return;
@@ -46,6 +47,13 @@ function tableRows(table: Element): Element[] {
   return table.children.flatMap((section) =>
     section.type === 'element' ? section.children.filter((r): r is Element => r.type === 'element') : [],
   );
+}
+
+function firstRow(table: Element): Element | undefined {
+  for (const section of table.children)
+    if (section.type === 'element')
+      for (const row of section.children) if (row.type === 'element') return row;
+  return undefined;
 }
 
 function rowText(row: Element): string {
