@@ -16,6 +16,8 @@ interface MixPage {
   text?: { part: number; heading: string; line: string; bold: string };
   /** A scanned page: a JPEG of these lines, drawn over the whole page, and no text. */
   scan?: Uint8Array;
+  /** Over the scan, its OCR layer: these lines, invisible, in Courier (as OCR tools write it). */
+  layer?: readonly string[];
 }
 
 /** The standard fonts each part sets its pages in: a part's fonts are its own objects. */
@@ -55,6 +57,12 @@ function mixedPdf(pages: readonly MixPage[], parts: number): Uint8Array {
       );
       resources = `<< /XObject << /Scan ${objects.length} 0 R >> >>`;
       content = 'q 612 0 0 792 0 0 cm /Scan Do Q';
+      if (page.layer) {
+        add('<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>');
+        resources = `<< /XObject << /Scan ${objects.length - 1} 0 R >> /Font << /C ${objects.length} 0 R >> >>`;
+        for (const [i, line] of page.layer.entries())
+          content += ` BT 3 Tr /C 19 Tf 72 ${672 - i * 23} Td (${line}) Tj ET`;
+      }
     }
     add(stream('', content));
     add(
@@ -150,5 +158,23 @@ describe('PDF made of unrelated documents', () => {
     const fast = await call(bytes, { parsers: [{ type: 'pdf', mode: 'fast' }] });
     assert.doesNotMatch(fast.markdown, /warehouse/i);
     for (const page of pages) if (page.text) assert.ok(fast.markdown.includes(page.text.line));
+  });
+
+  it("reads a scan's text layer as prose in every mode, not as code for its Courier", async () => {
+    const lines = [
+      'Quarterly inventory of the',
+      'northern warehouse was',
+      'counted by hand in March.',
+      'Totals follow on the next page.',
+    ];
+    const bytes = mixedPdf([{ scan: scannedPage(lines), layer: lines }], 1);
+    for (const mode of ['fast', 'auto']) {
+      const data = await call(bytes, { parsers: [{ type: 'pdf', mode }] });
+      // The page's image is where it is drawn, without being decoded: fast mode sees the
+      // scan under the Courier too.
+      assert.doesNotMatch(data.markdown, /```|^ {4}/m, mode);
+      assert.match(data.markdown, /northern warehouse was counted by hand/, mode);
+      assert.equal(data.metadata.numPages, 1);
+    }
   });
 });

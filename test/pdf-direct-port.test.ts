@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { documentParams, loadPdfJs, openPdf } from '../src/convert/pdf/load-document.ts';
+import { documentParams, loadPdfJs, openAs } from '../src/convert/pdf/load-document.ts';
 import { firstPassOnly } from './helpers/mode.ts';
 import { corpusDir } from './helpers/server.ts';
 
@@ -50,9 +50,9 @@ describe("PDF pages through Quire's direct port and through pdf.js's copying cha
     it(`are the same for ${path.basename(file)}`, async () => {
       const pdfjs = await loadPdfJs();
       const bytes = new Uint8Array(fs.readFileSync(path.join(corpusDir, file)));
-      const direct = await openPdf(pdfjs, bytes, 'auto');
+      const direct = await openAs(pdfjs, bytes, 'draw');
       // Without a worker of its own, pdf.js joins its halves with its copying fake worker.
-      const copying = pdfjs.getDocument(documentParams(bytes, 'auto'));
+      const copying = pdfjs.getDocument(documentParams(bytes, 'draw'));
       try {
         const [ours, theirs] = [await pagesOf(direct.doc), await pagesOf(await copying.promise)];
         assert.ok(ours.length > 0);

@@ -46,7 +46,7 @@ export const convertPdf: Converter = async (input) => {
       `Parts of the PDF that would inflate past ${limits.pdfStreamInflatedBytes / 2 ** 20} MiB were left out, unread.`,
     );
   if (count < total) warnings.push(`Only the first ${count} of ${total} pages were parsed (maxPages).`);
-  // Fast mode never looks at images, so only the other modes lose anything to a huge one.
+  // Fast mode never draws, so only the other modes lose text to a huge image (a scan).
   const huge = mode === 'fast' ? 0 : oversizedImages(input.bytes);
   if (huge > 0)
     warnings.push(`${huge} image(s) over ${limits.pdfImagePixels / 1e6} megapixels were left out, unread.`);
@@ -87,14 +87,14 @@ async function readDocument(
   mode: Mode,
   maxPages: number | undefined,
 ): Promise<DocumentRead> {
-  const { doc, close } = await openPdf(pdfjs, bytes, mode);
+  const pdf = await openPdf(pdfjs, bytes, mode);
   try {
-    const metadata = await readMetadata(pdfjs, doc);
-    const total = doc.numPages;
+    const metadata = await readMetadata(pdfjs, pdf.doc);
+    const total = pdf.doc.numPages;
     const count = Math.min(total, maxPages ?? total);
     const { pages, failed, ocrPages, ocrFailed, oversizedStreams } = await readPages(
       pdfjs,
-      doc,
+      pdf,
       bytes,
       count,
       mode,
@@ -106,7 +106,7 @@ async function readDocument(
       );
     return { pages, failed: failed.length, ocrPages, ocrFailed, oversizedStreams, count, total, metadata };
   } finally {
-    await close();
+    await pdf.close();
   }
 }
 

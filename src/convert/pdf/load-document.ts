@@ -1,14 +1,23 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { DirectPort } from './direct-port.ts';
 import type { Mode } from './page-pipeline.ts';
 import { dropPdfjsStrayRejections } from './pdfjs-rejections.ts';
+import { readingWorkerUrl } from './reading-worker.ts';
 import { installWholeInflate } from './whole-inflate.ts';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+
+/**
+ * What a pdf.js document is opened for. Reading pages (text, rules, where images sit) needs
+ * no glyph outlines and no decoded images; drawing a page for OCR needs both.
+ */
+export type Purpose = 'read' | 'draw';
+
+const WORKER_FILE = 'legacy/build/pdf.worker.mjs';
 
 let pdfjsModule: Promise<PdfJs> | undefined;
 
@@ -18,7 +27,7 @@ export function loadPdfJs(): Promise<PdfJs> {
   pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs').then((pdfjs) => {
     // In Node pdf.js runs its worker code in-process ("fake worker"); pointing it at the local
     // file keeps it from ever resolving a worker URL elsewhere.
-    pdfjs.GlobalWorkerOptions.workerSrc = path.join(pdfjsRoot(), 'legacy/build/pdf.worker.mjs');
+    pdfjs.GlobalWorkerOptions.workerSrc = path.join(pdfjsRoot(), WORKER_FILE);
     return pdfjs;
   });
   return pdfjsModule;
@@ -33,18 +42,27 @@ interface WorkerHalf {
   WorkerMessageHandler: { initializeFromPort(port: DirectPort): void };
 }
 
-let workerHalf: Promise<WorkerHalf> | undefined;
+const workerHalves = new Map<Purpose, Promise<WorkerHalf>>();
 
-/** The module pdf.js's fake worker loads (the same file, so the same instance). */
-function loadWorkerHalf(): Promise<WorkerHalf> {
+/**
+ * pdf.js's worker half: for drawing, the module pdf.js's fake worker loads (the same file, so
+ * the same instance); for reading, its copy that places images without decoding them (see
+ * reading-worker.ts), loaded only when a document is first read.
+ */
+function loadWorkerHalf(purpose: Purpose): Promise<WorkerHalf> {
   dropPdfjsStrayRejections();
-  workerHalf ??= import(pathToFileURL(path.join(pdfjsRoot(), 'legacy/build/pdf.worker.mjs')).href);
-  return workerHalf;
+  let half = workerHalves.get(purpose);
+  if (!half) {
+    const shipped = pathToFileURL(path.join(pdfjsRoot(), WORKER_FILE)).href;
+    half = import(purpose === 'read' ? (readingWorkerUrl(pdfjsRoot(), WORKER_FILE) ?? shipped) : shipped);
+    workerHalves.set(purpose, half);
+  }
+  return half;
 }
 
 /** pdf.js's two halves joined in this thread by a DirectPort rather than its copying fake worker. */
-async function directWorker(pdfjs: PdfJs): Promise<InstanceType<PdfJs['PDFWorker']>> {
-  const { WorkerMessageHandler } = await loadWorkerHalf();
+async function directWorker(pdfjs: PdfJs, purpose: Purpose): Promise<InstanceType<PdfJs['PDFWorker']>> {
+  const { WorkerMessageHandler } = await loadWorkerHalf(purpose);
   const port = new DirectPort();
   WorkerMessageHandler.initializeFromPort(port);
   // Typed as a browser Worker, whose messaging part is all pdf.js uses of it.
@@ -89,19 +107,25 @@ export function oversizedImages(bytes: Uint8Array): number {
 }
 
 export interface OpenedPdf {
-  task: PDFDocumentLoadingTask;
+  /** The document pages are read from. */
   doc: PDFDocumentProxy;
-  /** Ends the document and the worker half it ran on. */
+  /**
+   * A page as a document that draws it (OCR): in ocr mode the same document; otherwise a
+   * second one, opened at the first page drawn, so that pages that are only read never pay
+   * for glyph outlines and decoded images.
+   */
+  drawnPage(index: number): Promise<PDFPageProxy>;
+  /** Ends the documents and the worker halves they ran on. */
   close(): Promise<void>;
 }
 
 /**
  * pdf.js set up for a server: cMaps and standard fonts from the package on disk (without them
- * CJK text comes out empty), no font faces (only fast mode's fonts have no glyph outlines
- * either: the other modes may draw pages for OCR), nothing fetched. (pdf.js 6 no longer compiles
- * code with eval, so there is no `isEvalSupported` to turn off.)
+ * CJK text comes out empty), no font faces (a document read has no glyph outlines either; one
+ * drawn has them), nothing fetched. (pdf.js 6 no longer compiles code with eval, so there is no
+ * `isEvalSupported` to turn off.)
  */
-export function documentParams(bytes: Uint8Array, mode: Mode) {
+export function documentParams(bytes: Uint8Array, purpose: Purpose) {
   const root = pdfjsRoot();
   return {
     // pdf.js transfers (detaches) the buffer it gets; the caller's bytes stay intact.
@@ -112,24 +136,52 @@ export function documentParams(bytes: Uint8Array, mode: Mode) {
     wasmUrl: `${root}/wasm/`,
     iccUrl: `${root}/iccs/`,
     // With font faces disabled pdf.js builds and posts every drawn glyph's outline for the
-    // canvas, a fifth of a fast conversion's CPU; fast mode never draws (see facelessFonts).
-    disableFontFace: mode !== 'fast',
+    // canvas, a fifth of a fast conversion's CPU; a document only read is never drawn (see
+    // facelessFonts).
+    disableFontFace: purpose === 'draw',
     useSystemFonts: false,
     fontExtraProperties: true,
     disableAutoFetch: true,
     disableStream: true,
-    // Fast mode never looks at images; with no size allowed pdf.js skips them undecoded.
-    maxImageSize: mode === 'fast' ? 0 : limits.pdfImagePixels,
+    // Larger images are left out (not decoded, not placed), with a warning (oversizedImages).
+    maxImageSize: limits.pdfImagePixels,
     verbosity: 0,
   };
 }
 
-/** Opens the bytes with pdf.js (documentParams), its halves joined by a DirectPort. */
+/**
+ * Opens the bytes for a mode: read, with a document that draws opened only when a page is
+ * drawn, except in ocr mode, where every page is drawn and one document does both.
+ */
 export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Promise<OpenedPdf> {
   if (bytes.length === 0)
     throw new ConversionError('UNPARSABLE_DOCUMENT', 'The PDF file is empty (0 bytes).');
-  const worker = await directWorker(pdfjs);
-  const task = pdfjs.getDocument({ ...documentParams(bytes, mode), worker });
+  const main = await openAs(pdfjs, bytes, mode === 'ocr' ? 'draw' : 'read');
+  let drawing: Promise<OpenedDocument> | undefined = mode === 'ocr' ? Promise.resolve(main) : undefined;
+  return {
+    doc: main.doc,
+    drawnPage: async (index) => {
+      drawing ??= openAs(pdfjs, bytes, 'draw');
+      return (await drawing).doc.getPage(index + 1);
+    },
+    close: async () => {
+      const drawn = await drawing?.catch(() => undefined);
+      if (drawn && drawn !== main) await drawn.close();
+      await main.close();
+    },
+  };
+}
+
+interface OpenedDocument {
+  task: PDFDocumentLoadingTask;
+  doc: PDFDocumentProxy;
+  close(): Promise<void>;
+}
+
+/** Opens the bytes with pdf.js (documentParams), its halves joined by a DirectPort. */
+export async function openAs(pdfjs: PdfJs, bytes: Uint8Array, purpose: Purpose): Promise<OpenedDocument> {
+  const worker = await directWorker(pdfjs, purpose);
+  const task = pdfjs.getDocument({ ...documentParams(bytes, purpose), worker });
   // A worker passed in is the caller's to end.
   const close = async () => {
     await task.destroy().catch(() => {});
@@ -142,7 +194,7 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
     await close();
     throw openError(err);
   }
-  if (mode === 'fast' && !facelessFonts(task)) {
+  if (purpose === 'read' && !facelessFonts(task)) {
     await close();
     throw new Error('pdf.js has no font loader where Quire expects one (see facelessFonts)');
   }
@@ -158,7 +210,7 @@ interface FontLoaderHolder {
  * Font faces are a browser's: in Node pdf.js's loader would build a CSS rule from each font
  * (base64 through a slow polyfill) and, finding no document, ask the worker for glyph outlines
  * after all. Fonts still reach `commonObjs` with their names and styles, which is what is read.
- * Should a pdf.js update move the loader, fast mode fails loudly (false here) rather than slowly.
+ * Should a pdf.js update move the loader, reading fails loudly (false here) rather than slowly.
  */
 function facelessFonts(task: PDFDocumentLoadingTask): boolean {
   const loader = (task as unknown as FontLoaderHolder)._transport?.fontLoader;

@@ -1,7 +1,7 @@
-import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { layoutPage } from './layout/page-layout.ts';
 import type { PageBlock } from './layout/types.ts';
-import type { PdfJs } from './load-document.ts';
+import type { OpenedPdf, PdfJs } from './load-document.ts';
 import type { Box, PageContent, TextRun } from './page-content.ts';
 import { type ReadState, readPage } from './read-page.ts';
 import { tableNode } from './table-node.ts';
@@ -56,7 +56,7 @@ export function startState(mode: Mode): ReadState {
  */
 export async function processPages(
   pdfjs: PdfJs,
-  doc: PDFDocumentProxy,
+  pdf: OpenedPdf,
   claim: () => number | undefined,
   state: ReadState,
   mode: Mode,
@@ -66,7 +66,7 @@ export async function processPages(
   for (let i = claim(); i !== undefined; i = claim()) {
     let page: PDFPageProxy;
     try {
-      page = await doc.getPage(i + 1);
+      page = await pdf.doc.getPage(i + 1);
     } catch {
       result.failed.push(i);
       continue;
@@ -79,7 +79,7 @@ export async function processPages(
           // OCR's modules (a native canvas, Tesseract's runner) load with the first page OCR'd,
           // so a thread that reads text only starts without them.
           const { ocrPage } = await import('./ocr/ocr-page.ts');
-          const words = await ocrPage(page, content, {});
+          const words = await ocrPage(await pdf.drawnPage(i), content, {});
           if (trustOcr(words, content.runs, garbage)) content.runs = words;
         } catch {
           result.ocrFailed++;

@@ -48,7 +48,7 @@ function startOf(id: number): Promise<boolean> {
 
 async function help(job: HelpJob): Promise<HelpReply> {
   const start = startOf(job.id);
-  const { doc, close } = await openPdf(pdfjs, job.bytes, job.mode);
+  const pdf = await openPdf(pdfjs, job.bytes, job.mode);
   try {
     const state = { ...startState(job.mode), anchorLinks: await start };
     // The main thread may have read every page already and shut this thread out.
@@ -59,10 +59,10 @@ async function help(job: HelpJob): Promise<HelpReply> {
       };
     return {
       id: job.id,
-      result: await processPages(pdfjs, doc, takePages(job.shared, 'back'), state, job.mode),
+      result: await processPages(pdfjs, pdf, takePages(job.shared, 'back'), state, job.mode),
     };
   } finally {
-    await close();
+    await pdf.close();
   }
 }
 

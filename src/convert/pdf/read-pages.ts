@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { limits } from '../../limits.ts';
-import type { PdfJs } from './load-document.ts';
+import type { OpenedPdf, PdfJs } from './load-document.ts';
 import {
   CLOSED,
   HELPER,
@@ -35,25 +34,25 @@ const oneThread = /^(1|true|yes|on)$/i.test(process.env.QUIRE_PDF_ONE_THREAD ?? 
  */
 export async function readPages(
   pdfjs: PdfJs,
-  doc: PDFDocumentProxy,
+  pdf: OpenedPdf,
   bytes: Uint8Array,
   count: number,
   mode: Mode,
 ): Promise<RangeResult> {
   const state = startState(mode);
   if (oneThread || count < limits.pdfParallelPages || mode === 'ocr')
-    return processPages(pdfjs, doc, pageRange(0, count), state, mode);
+    return processPages(pdfjs, pdf, pageRange(0, count), state, mode);
   const shared = sharePages(FIRST_PAGES, count);
   const job = inHelper({ kind: 'job', bytes: new Uint8Array(bytes), mode, shared });
   const results: RangeResult[] = [];
   // Only links depend on the first pages; without them the helper need not wait for those.
   if (!state.wantLinks) job.start(false);
   try {
-    results.push(await processPages(pdfjs, doc, pageRange(0, FIRST_PAGES), state, mode));
+    results.push(await processPages(pdfjs, pdf, pageRange(0, FIRST_PAGES), state, mode));
   } finally {
     if (state.wantLinks) job.start(state.anchorLinks);
   }
-  results.push(await processPages(pdfjs, doc, takePages(shared, 'front'), state, mode));
+  results.push(await processPages(pdfjs, pdf, takePages(shared, 'front'), state, mode));
   // A helper that has not begun is shut out; one that has is waited for.
   if (Atomics.compareExchange(new Int32Array(shared), HELPER, IDLE, CLOSED) !== IDLE) {
     const theirs = await job.result;
@@ -65,7 +64,7 @@ export async function readPages(
     for (const i of r.failed) done.add(i);
   }
   const lost = Array.from({ length: count }, (_, i) => i).filter((i) => !done.has(i));
-  if (lost.length > 0) results.push(await processPages(pdfjs, doc, () => lost.shift(), state, mode));
+  if (lost.length > 0) results.push(await processPages(pdfjs, pdf, () => lost.shift(), state, mode));
   return {
     pages: results.flatMap((r) => r.pages).sort((a, b) => a.index - b.index),
     failed: results.flatMap((r) => r.failed),

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { readGraphics } from '../src/convert/pdf/graphics.ts';
+import { loadPdfJs, openAs, type PdfJs } from '../src/convert/pdf/load-document.ts';
+import { readingWorkerSource } from '../src/convert/pdf/reading-worker.ts';
+import { firstPassOnly } from './helpers/mode.ts';
+import { corpusDir } from './helpers/server.ts';
+
+/**
+ * Pages are read with a copy of pdf.js's worker half that places images without decoding
+ * them (src/convert/pdf/reading-worker.ts); pages drawn for OCR use pdf.js as shipped. Both
+ * must see the same images in the same places, and the reading copy must decode none.
+ */
+
+type Matrix = [number, number, number, number, number, number];
+
+/** Every page's image areas, and the ids of the images its operator list paints. */
+async function imagesOf(pdfjs: PdfJs, doc: PDFDocumentProxy) {
+  const pages = [];
+  for (let n = 1; n <= doc.numPages; n++) {
+    const page = await doc.getPage(n);
+    const viewport = page.getViewport({ scale: 1 });
+    const area = viewport.width * viewport.height;
+    const { images } = await readGraphics(pdfjs, page, viewport.transform as Matrix, area, false);
+    const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
+    const ids = list.fnArray.flatMap((fn, i) =>
+      fn === pdfjs.OPS.paintImageXObject ? [String((list.argsArray[i] as unknown[])[0])] : [],
+    );
+    pages.push({ page, images, ids });
+  }
+  return pages;
+}
+
+const firstPass = firstPassOnly("pdf.js in the test's process, no server");
+describe('PDF pages read with images placed, not decoded', firstPass, () => {
+  it('see the images a drawing pdf.js sees, where it sees them, and decode none', async () => {
+    const pdfjs = await loadPdfJs();
+    const file = path.join(corpusDir, 'pdf/multicolumn/pjs-tracemonkey.pdf');
+    const bytes = new Uint8Array(fs.readFileSync(file));
+    const read = await openAs(pdfjs, bytes, 'read');
+    const drawn = await openAs(pdfjs, bytes, 'draw');
+    try {
+      const [ours, shipped] = [await imagesOf(pdfjs, read.doc), await imagesOf(pdfjs, drawn.doc)];
+      assert.deepEqual(
+        ours.map((p) => p.images),
+        shipped.map((p) => p.images),
+      );
+      assert.ok(ours.filter((p) => p.images.length > 0).length >= 3, 'images on several pages');
+      // What a drawing pdf.js decoded reaches the page's objects; nothing read reaches them.
+      await new Promise((resolve) => setImmediate(resolve));
+      const decoded = (pages: typeof ours) =>
+        pages.flatMap(({ page, ids }) => ids.filter((id) => page.objs.has(id) || page.commonObjs.has(id)));
+      assert.ok(decoded(shipped).length > 0, 'the shipped pdf.js decodes the images it paints');
+      assert.deepEqual(decoded(ours), []);
+    } finally {
+      await read.close();
+      await drawn.close();
+    }
+  });
+
+  it('fails loudly on a pdf.js that paints images elsewhere than Quire patches', () => {
+    assert.throws(() => readingWorkerSource('export const nothing = 1;\n'), /not where Quire patches it/);
+  });
+});
