@@ -69,15 +69,17 @@ export async function readPage(
   const annotations = await readAnnotations(page, withLinks);
   const drawn = annotations.some(drawsText);
   const layer = await readTextLayer(page);
-  // A font's real name (bold, italic) is known once an operator list has loaded it.
+  // A font's real name (bold, italic) is known once pdf.js has sent the font over: the
+  // reading copy of pdf.js sends what text extraction loaded (see reading-worker.ts), the
+  // shipped one only what an operator list loaded. It arrives through promise callbacks.
+  if (unresolvedFonts(page, layer).length > 0) await settled();
   const fonts = unresolvedFonts(page, layer).filter((f) => !state.triedFonts.has(f));
   for (const f of fonts) state.triedFonts.add(f);
   let graphics =
     first || drawn || fonts.length > 0
       ? await readGraphics(pdfjs, page, transform, area, drawn).catch(() => empty)
       : undefined;
-  // The loaded fonts reach commonObjs through promise callbacks; let them all settle.
-  if (fonts.length > 0) await new Promise((resolve) => setImmediate(resolve));
+  if (fonts.length > 0) await settled();
   const text = textRuns(pdfjs, page, transform, layer, graphics?.annotationText ?? []);
   const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
   const wanted = first || drawn || (state.wantImages && sparse) || looksTabular(text.runs);
@@ -102,6 +104,11 @@ export async function readPage(
     },
     garbage: text.garbage,
   };
+}
+
+/** Once the promise callbacks queued so far have run (fonts reach commonObjs through them). */
+function settled(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Rows with three or more runs separated by wide gaps, on several rows: maybe a table. */

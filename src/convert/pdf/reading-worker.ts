@@ -4,35 +4,58 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+/** A change to pdf.js's worker half: code inserted after the one line `after`. */
+interface Patch {
+  what: string;
+  after: string;
+  insert: string;
+}
+
 /**
- * Where pdf.js paints an image, its evaluator decodes it first (JPEG in JavaScript, colour
- * conversion, resizing) so that a canvas can draw it. Reading a page needs only where its
- * images sit (figures, and whether a page is a scan), yet decoding was a fifth of auto mode's
- * CPU on a mix of real documents and a third of what auto cost beyond fast mode, on pages no
- * one drew. pdf.js has no option to list images without decoding them, so Quire reads pages
- * with a copy of pdf.js's worker half changed in one place: an image is placed
- * (`paintImageXObject` with its id, width and height, inside its optional-content marks, as
- * pdf.js itself lists it) and never decoded. Pages that are drawn (OCR) use pdf.js as shipped.
- *
- * Left as shipped: Type3 glyphs drawn as image masks (they become the glyph's outline), and a
- * one-pixel mask, which pdf.js turns into a solid fill rather than an image.
+ * pdf.js reads and draws with one evaluator, and drawing costs what reading never needs, so
+ * Quire reads pages with a copy of pdf.js's worker half changed in two places. Pages that are
+ * drawn (OCR) use pdf.js as shipped. pdf.js has an option for neither change.
  */
-const ANCHOR = '    const imageMask = dict.get("IM", "ImageMask") || false;\n';
-const PLACE_ONLY =
-  '    if (!this.parsingType3Font && !(imageMask && w * h === 1)) {\n' +
-  '      operatorList.addImageOps(OPS.paintImageXObject, ["img_" + this.idFactory.createObjId(), w, h], optionalContent);\n' +
-  '      return;\n' +
-  '    }\n';
+const PATCHES: readonly Patch[] = [
+  {
+    // Where pdf.js paints an image, it decodes it first (JPEG in JavaScript, colour conversion,
+    // resizing) for a canvas. Reading needs only where images sit (figures, and whether a page
+    // is a scan): decoding was a fifth of auto mode's CPU on a mix of real documents, on pages
+    // no one drew. The image is listed as pdf.js lists it (`paintImageXObject` with an id, its
+    // width and height, inside its optional-content marks) and never decoded. Left as shipped:
+    // Type3 glyphs drawn as image masks (they become outlines), and a one-pixel mask, which
+    // pdf.js turns into a solid fill rather than an image.
+    what: 'image painting',
+    after: '    const imageMask = dict.get("IM", "ImageMask") || false;\n',
+    insert:
+      '    if (!this.parsingType3Font && !(imageMask && w * h === 1)) {\n' +
+      '      operatorList.addImageOps(OPS.paintImageXObject, ["img_" + this.idFactory.createObjId(), w, h], optionalContent);\n' +
+      '      return;\n' +
+      '    }\n',
+  },
+  {
+    // A font's real name (bold, italic, monospace) reaches the reading side only when an
+    // operator list loads the font; text extraction loads the same font but keeps it. So every
+    // page with a font not seen before was read twice, its operator list only to learn names.
+    // Text extraction now sends the font it loaded, as the operator list does.
+    what: "text extraction's font loading",
+    after:
+      '      const translated = await self.loadFont(fontName, fontRef, resources, task, null, null, seenRefs);\n',
+    insert: '      translated.send(self.handler);\n',
+  },
+];
 
 /** The changed source: throws when pdf.js no longer reads as Quire expects (see package.json's pin). */
 export function readingWorkerSource(shipped: string): string {
-  const at = shipped.indexOf(ANCHOR);
-  if (at < 0 || shipped.indexOf(ANCHOR, at + 1) >= 0)
-    throw new Error(
-      'pdf.js image painting is not where Quire patches it (see src/convert/pdf/reading-worker.ts)',
-    );
-  const end = at + ANCHOR.length;
-  return shipped.slice(0, end) + PLACE_ONLY + shipped.slice(end);
+  let source = shipped;
+  for (const { what, after, insert } of PATCHES) {
+    const at = source.indexOf(after);
+    if (at < 0 || source.indexOf(after, at + 1) >= 0)
+      throw new Error(`pdf.js ${what} is not where Quire patches it (see src/convert/pdf/reading-worker.ts)`);
+    const end = at + after.length;
+    source = source.slice(0, end) + insert + source.slice(end);
+  }
+  return source;
 }
 
 /**
