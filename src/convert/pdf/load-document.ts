@@ -173,7 +173,6 @@ export async function openPdf(pdfjs: PdfJs, bytes: Uint8Array, mode: Mode): Prom
 }
 
 interface OpenedDocument {
-  task: PDFDocumentLoadingTask;
   doc: PDFDocumentProxy;
   close(): Promise<void>;
 }
@@ -198,7 +197,7 @@ export async function openAs(pdfjs: PdfJs, bytes: Uint8Array, purpose: Purpose):
     await close();
     throw new Error('pdf.js has no font loader where Quire expects one (see facelessFonts)');
   }
-  return { task, doc, close };
+  return { doc, close };
 }
 
 /** The part of pdf.js 6.5's loading task (pinned in package.json) that installs font faces. */
