@@ -25,6 +25,13 @@ export const limits = {
   /** Largest image pdf.js decodes, in pixels: a 600 dpi A3 scan is ~70 Mpx; bombs claim more. */
   pdfImagePixels: 100_000_000,
   /**
+   * Codes one PDF CMap may map (pdf.js allows 16.7 million). A font has at most 65,535
+   * glyphs, and Adobe's largest CJK CMaps map tens of thousands of codes; one flipped bit in a
+   * ToUnicode range made a million-fold one, which took 11 s of CPU to build on one page.
+   * Ranges past it are skipped with pdf.js's own warning, as they are past its limit.
+   */
+  pdfCMapEntries: 2 ** 20,
+  /**
    * Bytes one PDF stream may inflate to. The largest real one is an image at pdfImagePixels
    * with four channels (400 MB); a page's content stream is kilobytes to a few MB. A flate
    * bomb (1000:1) from a 50 MB upload would claim 50 GB: past this it is left out, unread.

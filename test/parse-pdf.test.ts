@@ -138,6 +138,32 @@ describe('PDF', () => {
     assert.match(md, /^- Drafts kept$/m, md);
   });
 
+  it('reads a font whose ToUnicode map claims millions of codes at once, without the bogus map', async () => {
+    // One range of 16.7 million codes, just under pdf.js's own limit: a flipped bit in a real
+    // file made one, and building it took 11 s of CPU. Past limits.pdfCMapEntries it is skipped,
+    // and the font's own encoding reads the text.
+    const cmap = [
+      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+      '1 begincodespacerange <00000000> <FFFFFFFF> endcodespacerange',
+      '1 beginbfrange <00000000> <00FFFFFD> <0041> endbfrange',
+      'endcmap CMapName currentdict /CMap defineresource pop end end',
+    ].join('\n');
+    const pdf = onePage(
+      'BT /F1 24 Tf 72 700 Td (Quarterly figures follow) Tj ET',
+      '<< /Font << /F1 4 0 R >> >>',
+      ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 5 0 R >>', stream('', cmap)],
+    );
+    for (const mode of ['fast', 'auto']) {
+      // Well within 5 s when the range is skipped; building it took longer than that on any machine.
+      const { status, body } = await parse(server(), {
+        file: { bytes: pdf, filename: 'huge-tounicode.pdf' },
+        options: { timeout: 5000, parsers: [{ type: 'pdf', mode }] },
+      });
+      assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+      assert.match(body.data.markdown, /Quarterly figures follow/, mode);
+    }
+  });
+
   it('OCRs every page in ocr mode, reading what is drawn rather than the text layer', async () => {
     // Large visible words, and an invisible text line (render mode 3) that only the text layer has.
     const pdf = onePage(

@@ -5,8 +5,8 @@ import { limits } from '../../limits.ts';
 import { ConversionError } from '../converter.ts';
 import { DirectPort } from './direct-port.ts';
 import type { Mode } from './page-pipeline.ts';
+import { patchedWorkerUrl } from './patched-worker.ts';
 import { dropPdfjsStrayRejections } from './pdfjs-rejections.ts';
-import { readingWorkerUrl } from './reading-worker.ts';
 import { installWholeInflate } from './whole-inflate.ts';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -45,16 +45,15 @@ interface WorkerHalf {
 const workerHalves = new Map<Purpose, Promise<WorkerHalf>>();
 
 /**
- * pdf.js's worker half: for drawing, the module pdf.js's fake worker loads (the same file, so
- * the same instance); for reading, its copy that places images without decoding them (see
- * reading-worker.ts), loaded only when a document is first read.
+ * pdf.js's worker half, as changed for documents opened for `purpose` (see patched-worker.ts),
+ * each copy loaded when a document is first opened for it.
  */
 function loadWorkerHalf(purpose: Purpose): Promise<WorkerHalf> {
   dropPdfjsStrayRejections();
   let half = workerHalves.get(purpose);
   if (!half) {
     const shipped = pathToFileURL(path.join(pdfjsRoot(), WORKER_FILE)).href;
-    half = import(purpose === 'read' ? (readingWorkerUrl(pdfjsRoot(), WORKER_FILE) ?? shipped) : shipped);
+    half = import(patchedWorkerUrl(pdfjsRoot(), WORKER_FILE, purpose) ?? shipped);
     workerHalves.set(purpose, half);
   }
   return half;

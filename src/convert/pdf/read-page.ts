@@ -70,8 +70,8 @@ export async function readPage(
   const drawn = annotations.some(drawsText);
   const layer = await readTextLayer(page);
   // A font's real name (bold, italic) is known once pdf.js has sent the font over: the
-  // reading copy of pdf.js sends what text extraction loaded (see reading-worker.ts), the
-  // shipped one only what an operator list loaded. It arrives through promise callbacks.
+  // reading copy of pdf.js sends what text extraction loaded (see patched-worker.ts), the
+  // drawing copy only what an operator list loaded. It arrives through promise callbacks.
   if (unresolvedFonts(page, layer).length > 0) await settled();
   const fonts = unresolvedFonts(page, layer).filter((f) => !state.triedFonts.has(f));
   for (const f of fonts) state.triedFonts.add(f);

@@ -5,14 +5,14 @@ import { describe, it } from 'node:test';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readGraphics } from '../src/convert/pdf/graphics.ts';
 import { loadPdfJs, openAs, type PdfJs } from '../src/convert/pdf/load-document.ts';
-import { readingWorkerSource } from '../src/convert/pdf/reading-worker.ts';
+import { patchedWorkerSource } from '../src/convert/pdf/patched-worker.ts';
 import { firstPassOnly } from './helpers/mode.ts';
 import { corpusDir } from './helpers/server.ts';
 
 /**
  * Pages are read with a copy of pdf.js's worker half that places images without decoding
- * them (src/convert/pdf/reading-worker.ts); pages drawn for OCR use pdf.js as shipped. Both
- * must see the same images in the same places, and the reading copy must decode none.
+ * them (src/convert/pdf/patched-worker.ts); pages drawn for OCR use a copy that decodes them.
+ * Both must see the same images in the same places, and the reading copy must decode none.
  */
 
 type Matrix = [number, number, number, number, number, number];
@@ -43,18 +43,18 @@ describe('PDF pages read with images placed, not decoded', firstPass, () => {
     const read = await openAs(pdfjs, bytes, 'read');
     const drawn = await openAs(pdfjs, bytes, 'draw');
     try {
-      const [ours, shipped] = [await imagesOf(pdfjs, read.doc), await imagesOf(pdfjs, drawn.doc)];
+      const [reading, drawing] = [await imagesOf(pdfjs, read.doc), await imagesOf(pdfjs, drawn.doc)];
       assert.deepEqual(
-        ours.map((p) => p.images),
-        shipped.map((p) => p.images),
+        reading.map((p) => p.images),
+        drawing.map((p) => p.images),
       );
-      assert.ok(ours.filter((p) => p.images.length > 0).length >= 3, 'images on several pages');
-      // What a drawing pdf.js decoded reaches the page's objects; nothing read reaches them.
+      assert.ok(reading.filter((p) => p.images.length > 0).length >= 3, 'images on several pages');
+      // What the drawing copy decoded reaches the page's objects; nothing read reaches them.
       await new Promise((resolve) => setImmediate(resolve));
-      const decoded = (pages: typeof ours) =>
+      const decoded = (pages: typeof reading) =>
         pages.flatMap(({ page, ids }) => ids.filter((id) => page.objs.has(id) || page.commonObjs.has(id)));
-      assert.ok(decoded(shipped).length > 0, 'the shipped pdf.js decodes the images it paints');
-      assert.deepEqual(decoded(ours), []);
+      assert.ok(decoded(drawing).length > 0, 'the drawing copy decodes the images it paints');
+      assert.deepEqual(decoded(reading), []);
     } finally {
       await read.close();
       await drawn.close();
@@ -62,6 +62,10 @@ describe('PDF pages read with images placed, not decoded', firstPass, () => {
   });
 
   it('fails loudly on a pdf.js that paints images elsewhere than Quire patches', () => {
-    assert.throws(() => readingWorkerSource('export const nothing = 1;\n'), /not where Quire patches it/);
+    for (const purpose of ['read', 'draw'] as const)
+      assert.throws(
+        () => patchedWorkerSource('export const nothing = 1;\n', purpose),
+        /not where Quire patches it/,
+      );
   });
 });

@@ -3,18 +3,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { limits } from '../../limits.ts';
+import type { Purpose } from './load-document.ts';
 
-/** A change to pdf.js's worker half: code inserted after the one line `after`. */
+/** A change to pdf.js's worker half: the one occurrence of `find` becomes `replace`. */
 interface Patch {
   what: string;
-  after: string;
-  insert: string;
+  find: string;
+  replace: string;
+  /** The documents it applies to: every one, or only those that are read. */
+  for: 'all' | 'read';
 }
 
 /**
  * pdf.js reads and draws with one evaluator, and drawing costs what reading never needs, so
- * Quire reads pages with a copy of pdf.js's worker half changed in two places. Pages that are
- * drawn (OCR) use pdf.js as shipped. pdf.js has an option for neither change.
+ * pages are read with a copy of pdf.js's worker half changed in a few places, and drawn (OCR)
+ * with a copy that only has its safety limit changed. pdf.js has an option for none of these.
  */
 const PATCHES: readonly Patch[] = [
   {
@@ -26,12 +30,14 @@ const PATCHES: readonly Patch[] = [
     // Type3 glyphs drawn as image masks (they become outlines), and a one-pixel mask, which
     // pdf.js turns into a solid fill rather than an image.
     what: 'image painting',
-    after: '    const imageMask = dict.get("IM", "ImageMask") || false;\n',
-    insert:
+    find: '    const imageMask = dict.get("IM", "ImageMask") || false;\n',
+    replace:
+      '    const imageMask = dict.get("IM", "ImageMask") || false;\n' +
       '    if (!this.parsingType3Font && !(imageMask && w * h === 1)) {\n' +
       '      operatorList.addImageOps(OPS.paintImageXObject, ["img_" + this.idFactory.createObjId(), w, h], optionalContent);\n' +
       '      return;\n' +
       '    }\n',
+    for: 'read',
   },
   {
     // A font's real name (bold, italic, monospace) reaches the reading side only when an
@@ -39,38 +45,56 @@ const PATCHES: readonly Patch[] = [
     // page with a font not seen before was read twice, its operator list only to learn names.
     // Text extraction now sends the font it loaded, as the operator list does.
     what: "text extraction's font loading",
-    after:
-      '      const translated = await self.loadFont(fontName, fontRef, resources, task, null, null, seenRefs);\n',
-    insert: '      translated.send(self.handler);\n',
+    find: '      const translated = await self.loadFont(fontName, fontRef, resources, task, null, null, seenRefs);\n',
+    replace:
+      '      const translated = await self.loadFont(fontName, fontRef, resources, task, null, null, seenRefs);\n' +
+      '      translated.send(self.handler);\n',
+    for: 'read',
+  },
+  {
+    what: "CMaps' size limit",
+    find: 'const MAX_MAP_RANGE = 2 ** 24 - 1;\n',
+    replace: `const MAX_MAP_RANGE = ${limits.pdfCMapEntries - 1};\n`,
+    for: 'all',
   },
 ];
 
-/** The changed source: throws when pdf.js no longer reads as Quire expects (see package.json's pin). */
-export function readingWorkerSource(shipped: string): string {
+/**
+ * The changed source for documents opened for `purpose`: throws when pdf.js no longer reads as
+ * Quire expects (see package.json's pin).
+ */
+export function patchedWorkerSource(shipped: string, purpose: Purpose): string {
   let source = shipped;
-  for (const { what, after, insert } of PATCHES) {
-    const at = source.indexOf(after);
-    if (at < 0 || source.indexOf(after, at + 1) >= 0)
-      throw new Error(`pdf.js ${what} is not where Quire patches it (see src/convert/pdf/reading-worker.ts)`);
-    const end = at + after.length;
-    source = source.slice(0, end) + insert + source.slice(end);
+  for (const patch of PATCHES) {
+    if (patch.for === 'read' && purpose !== 'read') continue;
+    const at = source.indexOf(patch.find);
+    if (at < 0 || source.indexOf(patch.find, at + 1) >= 0)
+      throw new Error(
+        `pdf.js ${patch.what} is not where Quire patches it (see src/convert/pdf/patched-worker.ts)`,
+      );
+    source = source.slice(0, at) + patch.replace + source.slice(at + patch.find.length);
   }
   return source;
 }
 
 /**
- * A file URL of the reading copy of pdf.js's `workerFile` (an ES module must be a file to be imported
- * with its own URL in stack traces). It is kept in node_modules/.cache/quire beside pdf.js,
+ * A file URL of the copy of pdf.js's `workerFile` for `purpose` (an ES module must be a file to
+ * be imported with its own URL in stack traces). It is kept in node_modules/.cache/quire beside pdf.js,
  * written by whoever installed the code, once per pdf.js build and change (the name carries
  * a hash of the source), under a unique name then renamed, so processes starting together
  * never import a half-written file. Where that folder cannot be written, a private temporary
  * folder of this process holds it: never a shared, predictable path another user could fill.
- * Undefined when neither can be written: pdf.js as shipped reads the same, decoding images.
+ * Undefined when neither can be written: pdf.js as shipped then does the work, the same but
+ * slower (images decoded, CMaps to its own limit).
  */
-export function readingWorkerUrl(pdfjsRoot: string, workerFile: string): string | undefined {
-  const source = readingWorkerSource(fs.readFileSync(path.join(pdfjsRoot, workerFile), 'utf8'));
+export function patchedWorkerUrl(
+  pdfjsRoot: string,
+  workerFile: string,
+  purpose: Purpose,
+): string | undefined {
+  const source = patchedWorkerSource(fs.readFileSync(path.join(pdfjsRoot, workerFile), 'utf8'), purpose);
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
-  const name = `pdfjs-reading-worker-${hash}.mjs`;
+  const name = `pdfjs-${purpose}-worker-${hash}.mjs`;
   const cache = path.join(pdfjsRoot, '..', '.cache', 'quire');
   try {
     return pathToFileURL(writeOnce(path.join(cache, name), source)).href;
