@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readGraphics } from '../src/convert/pdf/graphics.ts';
 import { loadPdfJs, openAs, type PdfJs } from '../src/convert/pdf/load-document.ts';
-import { patchedWorkerSource } from '../src/convert/pdf/patched-worker.ts';
+import { patchedWorkerSource, patchedWorkerUrl } from '../src/convert/pdf/patched-worker.ts';
 import { firstPassOnly } from './helpers/mode.ts';
 import { corpusDir } from './helpers/server.ts';
 
@@ -67,5 +69,35 @@ describe('PDF pages read with images placed, not decoded', firstPass, () => {
         () => patchedWorkerSource('export const nothing = 1;\n', purpose),
         /not where Quire patches it/,
       );
+  });
+
+  it("is kept in this user's private temporary folder when node_modules cannot be written, never in another's", () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
+    const before = process.env.TMPDIR;
+    try {
+      // An install whose node_modules/.cache cannot be made (a file stands in its way).
+      const root = path.join(tmp, 'node_modules');
+      fs.mkdirSync(root);
+      fs.symlinkSync(
+        path.dirname(fileURLToPath(import.meta.resolve('pdfjs-dist/package.json'))),
+        path.join(root, 'pdfjs-dist'),
+      );
+      fs.writeFileSync(path.join(root, '.cache'), '');
+      process.env.TMPDIR = tmp;
+      const url = patchedWorkerUrl(path.join(root, 'pdfjs-dist'), 'legacy/build/pdf.worker.mjs', 'read');
+      const dir = path.join(tmp, `quire-pdfjs-${process.getuid?.()}`);
+      assert.ok(url?.startsWith(pathToFileURL(dir).href), url);
+      assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+      // A folder of that name others may write to is not used: pdf.js as shipped is.
+      fs.chmodSync(dir, 0o755);
+      assert.equal(
+        patchedWorkerUrl(path.join(root, 'pdfjs-dist'), 'legacy/build/pdf.worker.mjs', 'read'),
+        undefined,
+      );
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -82,10 +82,11 @@ export function patchedWorkerSource(shipped: string, purpose: Purpose): string {
  * be imported with its own URL in stack traces). It is kept in node_modules/.cache/quire beside pdf.js,
  * written by whoever installed the code, once per pdf.js build and change (the name carries
  * a hash of the source), under a unique name then renamed, so processes starting together
- * never import a half-written file. Where that folder cannot be written, a private temporary
- * folder of this process holds it: never a shared, predictable path another user could fill.
- * Undefined when neither can be written: pdf.js as shipped then does the work, the same but
- * slower (images decoded, CMaps to its own limit).
+ * never import a half-written file. Where that folder cannot be written (a read-only install),
+ * this user's private folder in the temporary folder holds it, reused by every process, so a
+ * restarted worker adds nothing; a folder of that name that is not this user's alone (another
+ * user could have put code in it) is not used. Undefined when neither will do: pdf.js as
+ * shipped then does the work, the same but slower (images decoded, CMaps to its own limit).
  */
 export function patchedWorkerUrl(
   pdfjsRoot: string,
@@ -100,8 +101,7 @@ export function patchedWorkerUrl(
     return pathToFileURL(writeOnce(path.join(cache, name), source)).href;
   } catch {
     try {
-      const own = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdfjs-'));
-      return pathToFileURL(writeOnce(path.join(own, name), source)).href;
+      return pathToFileURL(writeOnce(path.join(privateTempDir(), name), source)).href;
     } catch {
       return undefined;
     }
@@ -115,4 +115,19 @@ function writeOnce(file: string, source: string): string {
   fs.writeFileSync(partial, source);
   fs.renameSync(partial, file);
   return file;
+}
+
+/** This user's own folder in the temporary folder: made mode 0700, and refused unless it is so. */
+function privateTempDir(): string {
+  const uid = process.getuid?.();
+  const dir = path.join(os.tmpdir(), `quire-pdfjs-${uid ?? 'user'}`);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const stat = fs.lstatSync(dir);
+  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0)
+    throw new Error(`${dir} is not this user's private folder`);
+  return dir;
 }
