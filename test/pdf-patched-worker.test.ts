@@ -8,6 +8,7 @@ import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readGraphics } from '../src/convert/pdf/graphics.ts';
 import { loadPdfJs, openAs, type PdfJs } from '../src/convert/pdf/load-document.ts';
 import { patchedWorkerSource, patchedWorkerUrl } from '../src/convert/pdf/patched-worker.ts';
+import { isPdfjsStray } from '../src/convert/pdf/pdfjs-rejections.ts';
 import { firstPassOnly } from './helpers/mode.ts';
 import { corpusDir } from './helpers/server.ts';
 
@@ -99,5 +100,27 @@ describe('PDF pages read with images placed, not decoded', firstPass, () => {
       else process.env.TMPDIR = before;
       fs.rmSync(tmp, { recursive: true, force: true });
     }
+  });
+
+  it("drops rejections pdf.js's own code raised and left unawaited, and no other", () => {
+    // A fuzzed PDF's circular reference made pdf.js stringify a Symbol in a read it never
+    // awaited; the TypeError ended the conversion process (npm run fuzz, seed 31337).
+    const inPdfjs = new TypeError('Cannot convert a Symbol value to a string');
+    inPdfjs.stack = `TypeError: Cannot convert a Symbol value to a string
+    at XRef.fetch (file:///srv/quire/node_modules/.cache/quire/pdfjs-read-worker-5720fef870e07cb9.mjs:65295:110)
+    at XRef.fetchAsync (file:///srv/quire/node_modules/.cache/quire/pdfjs-read-worker-5720fef870e07cb9.mjs:65414:19)`;
+    assert.equal(isPdfjsStray(inPdfjs), true);
+    const shipped = new TypeError('x');
+    shipped.stack =
+      'TypeError: x\n    at f (file:///srv/quire/node_modules/pdfjs-dist/legacy/build/pdf.worker.mjs:1:1)';
+    assert.equal(isPdfjsStray(shipped), true);
+    // Raised here, or called from pdf.js but raised in Quire's code: a bug to surface.
+    assert.equal(isPdfjsStray(new TypeError('raised by Quire')), false);
+    const ours = new TypeError('y');
+    ours.stack = `TypeError: y
+    at toRun (file:///srv/quire/src/convert/pdf/read-text.ts:125:3)
+    at f (file:///srv/quire/node_modules/pdfjs-dist/legacy/build/pdf.mjs:1:1)`;
+    assert.equal(isPdfjsStray(ours), false);
+    assert.equal(isPdfjsStray('not an error'), false);
   });
 });

@@ -16,6 +16,21 @@ const PDFJS_ERRORS = new Set([
   'XRefParseException',
 ]);
 
+/** Where pdf.js's code runs from: its package, or Quire's copies of its worker half. */
+const PDFJS_CODE = /\/pdfjs-dist\/|\/pdfjs-(read|draw)-worker-[0-9a-f]+\.mjs/;
+
+/**
+ * A rejection pdf.js left unawaited: one of its own exceptions, or an error its code raised on
+ * a damaged file (a fuzzed PDF's circular reference made it stringify a Symbol, a TypeError),
+ * known by the first frame of its stack.
+ */
+export function isPdfjsStray(reason: unknown): boolean {
+  if (!(reason instanceof Error)) return false;
+  if (PDFJS_ERRORS.has(reason.name)) return true;
+  const top = reason.stack?.split('\n').find((line) => line.trimStart().startsWith('at '));
+  return top !== undefined && PDFJS_CODE.test(top);
+}
+
 let installed = false;
 
 /**
@@ -29,7 +44,7 @@ export function dropPdfjsStrayRejections(): void {
   if (installed) return;
   installed = true;
   process.on('unhandledRejection', (reason) => {
-    if (reason instanceof Error && PDFJS_ERRORS.has(reason.name)) return;
+    if (isPdfjsStray(reason)) return;
     throw reason;
   });
 }
