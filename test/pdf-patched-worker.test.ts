@@ -4,12 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readGraphics } from '../src/convert/pdf/graphics.ts';
 import { loadPdfJs, openAs, type PdfJs } from '../src/convert/pdf/load-document.ts';
 import { patchedWorkerSource, patchedWorkerUrl } from '../src/convert/pdf/patched-worker.ts';
 import { isPdfjsStray } from '../src/convert/pdf/pdfjs-rejections.ts';
 import { firstPassOnly } from './helpers/mode.ts';
+import { onePage } from './helpers/pdf.ts';
 import { corpusDir } from './helpers/server.ts';
 
 /**
@@ -37,6 +38,29 @@ async function imagesOf(pdfjs: PdfJs, doc: PDFDocumentProxy) {
   return pages;
 }
 
+type TextContent = Awaited<ReturnType<PDFPageProxy['getTextContent']>>;
+
+const TEXT_STATES = `BT /F1 12 Tf 72 700 Td (Plain words here) Tj ET
+q 1 0 0 1 10 20 cm
+BT /F1 10 Tf 5 Ts 150 Tz 2 Tc 3 Tw 72 650 Td (Raised and stretched words) Tj ET
+q 0.7071 0.7071 -0.7071 0.7071 300 300 cm
+BT /F1 11 Tf 14 TL 0 0 Td (Rotated line one) Tj T* (Rotated line two) Tj ET
+Q
+BT /F1 9 Tf 0.9 0.1 -0.1 0.9 100 500 Tm [(Kern) -250 (ed) 400 (text)] TJ -3 Ts (low) Tj ET
+Q`;
+
+/** Text content with font ids that differ only in their document's number made the same. */
+function sameFontIds(content: TextContent) {
+  const id = (name: string) => name.replace(/^g_d\d+_/, 'g_d_');
+  return {
+    ...content,
+    items: content.items.map((item) =>
+      'fontName' in item ? { ...item, fontName: id(item.fontName) } : item,
+    ),
+    styles: Object.fromEntries(Object.entries(content.styles).map(([name, style]) => [id(name), style])),
+  };
+}
+
 const firstPass = firstPassOnly("pdf.js in the test's process, no server");
 describe('PDF pages read with images placed, not decoded', firstPass, () => {
   it('see the images a drawing pdf.js sees, where it sees them, and decode none', async () => {
@@ -62,6 +86,65 @@ describe('PDF pages read with images placed, not decoded', firstPass, () => {
       await read.close();
       await drawn.close();
     }
+  });
+
+  it('reads the same text, positions and font metrics as pdf.js as shipped, building no font file', async () => {
+    // Fonts of every kind pdf.js rebuilds: Type1, Type1C, CID-keyed CFF, TrueType, CID-keyed
+    // TrueType (Arabic, vertical Japanese), and fonts not embedded at all.
+    const files = [
+      'text/doc-code_and_formula.pdf',
+      'text/doc-redp5110_sampled.pdf',
+      'text/olm-hf-ff3d6e05.pdf',
+      'multicolumn/doc-amt_handbook_sample.pdf',
+      'multicolumn/pjs-tracemonkey.pdf',
+      'cjk/pjs-vertical-ja.pdf',
+      'cjk/pjs-90ms_rksj_h_sample-ja.pdf',
+      'cjk/pjs-issue3521-zh.pdf',
+      'cjk/pyp-habibi-ar.pdf',
+      'tables/icdar-eu-027.pdf',
+      'tables/icdar-us-022.pdf',
+    ];
+    const pdfjs = await loadPdfJs();
+    let fontsRead = 0;
+    const documents = [
+      ...files.map((file) => ({
+        file,
+        bytes: new Uint8Array(fs.readFileSync(path.join(corpusDir, 'pdf', file))),
+      })),
+      // What those pages seldom do: raised, stretched, spaced, rotated and kerned text, in
+      // nested graphics states.
+      {
+        file: 'a generated page',
+        bytes: onePage(
+          TEXT_STATES,
+          '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>',
+        ),
+      },
+    ];
+    for (const { file, bytes } of documents) {
+      const read = await openAs(pdfjs, bytes, 'read');
+      const drawn = await openAs(pdfjs, bytes, 'draw');
+      try {
+        for (let n = 1; n <= Math.min(read.doc.numPages, 3); n++) {
+          const [reading, drawing] = [await read.doc.getPage(n), await drawn.doc.getPage(n)];
+          const [ours, shipped] = [await reading.getTextContent(), await drawing.getTextContent()];
+          // Every item's string, width, height and transform, bit for bit, and each font's
+          // ascent, descent and family.
+          assert.deepEqual(sameFontIds(ours), sameFontIds(shipped), `${file} page ${n}`);
+          await new Promise((resolve) => setImmediate(resolve));
+          for (const id of Object.keys(ours.styles)) {
+            if (!reading.commonObjs.has(id)) continue;
+            fontsRead++;
+            const font = reading.commonObjs.get(id) as { data?: unknown; name?: unknown };
+            assert.equal(font.data, undefined, `${file}: ${String(font.name)} was built for drawing`);
+          }
+        }
+      } finally {
+        await read.close();
+        await drawn.close();
+      }
+    }
+    assert.ok(fontsRead > 30, `fonts read: ${fontsRead}`);
   });
 
   it('fails loudly on a pdf.js that paints images elsewhere than Quire patches', () => {

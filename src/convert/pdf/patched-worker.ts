@@ -16,6 +16,14 @@ interface Patch {
 }
 
 /**
+ * A pdf.js function that only builds what drawing needs: in the reading copy it returns `value`
+ * at once, after `header` (its first lines, which must stay as they are).
+ */
+function drawingOnly(what: string, header: string, value: string): Patch {
+  return { what, find: header, replace: `${header}  return ${value};\n`, for: 'read' };
+}
+
+/**
  * pdf.js reads and draws with one evaluator, and drawing costs what reading never needs, so
  * pages are read with a copy of pdf.js's worker half changed in a few places, and drawn (OCR)
  * with a copy that only has its safety limit changed. pdf.js has an option for none of these.
@@ -49,6 +57,91 @@ const PATCHES: readonly Patch[] = [
     replace:
       '      const translated = await self.loadFont(fontName, fontRef, resources, task, null, null, seenRefs);\n' +
       '      translated.send(self.handler);\n',
+    for: 'read',
+  },
+  // pdf.js rebuilds every embedded font as an OpenType file a canvas can draw with: it compiles
+  // CFF, checks every TrueType outline and hinting program, and writes cmap, OS/2 and name
+  // tables. Text needs none of it: the encoding, widths and metrics it reads come from parsing
+  // the font, which stays. On a mix of real documents the rebuilding was a tenth of fast mode.
+  // With no file built, nothing is sent to the reading side to draw with, and pdf.js skips the
+  // glyph outlines it would otherwise make for text painted with a pattern.
+  drawingOnly('CFF compilation', '  compile() {\n    const cff = this.cff;\n', 'new Uint8Array(0)'),
+  drawingOnly('OpenType file building', '  toArray() {\n    let sfnt = this.sfnt;\n', 'undefined'),
+  drawingOnly(
+    'cmap table building',
+    'function createCmapTable(charCodeToGlyphId, toUnicodeExtraMap, numGlyphs) {\n',
+    'new Uint8Array(0)',
+  ),
+  drawingOnly(
+    'OS/2 table building',
+    'function createOS2Table(properties, charCodeToGlyphId, override) {\n',
+    'new Uint8Array(0)',
+  ),
+  drawingOnly(
+    'glyph mapping for drawing',
+    'function adjustMapping(charCodeToGlyphId, hasGlyph, newGlyphZeroId, toUnicode) {\n',
+    // Which code draws which glyph (private-use codes for the canvas) is unused in reading.
+    '{ toFontChar: new Map(), charCodeToGlyphId: new Map(), toUnicodeExtraMap: new Map(), nextAvailableFontCharCode: PRIVATE_USE_AREAS[0][0] }',
+  ),
+  {
+    // The same mapping, for a CID-keyed TrueType font: its CMap's every code (65,536 for the
+    // common Identity CMap) was put in a table only drawing reads. The check before it stays.
+    what: 'CID glyph mapping for drawing',
+    find:
+      '        if (glyphId >= 0 && glyphId < numGlyphs && hasGlyph(glyphId)) {\n' +
+      '          charCodeToGlyphId.set(charCode, glyphId);\n' +
+      '        }\n' +
+      '      });\n',
+    replace: '      });\n',
+    for: 'read',
+  },
+  drawingOnly('name table building', 'function createNameTable(name, proto) {\n', 'new Uint8Array(0)'),
+  drawingOnly(
+    'TrueType outline checks',
+    '    function sanitizeGlyphLocations(loca, glyf, numGlyphs, isGlyphLocationsLong, hintsValid, dupFirstEntry, maxSizeOfInstructions) {\n',
+    // No glyph is missing: the mapping it would narrow decides only what a canvas draws.
+    '{ missingGlyphs: new Uint8Array(numGlyphs), maxSizeOfInstructions }',
+  ),
+  drawingOnly(
+    'TrueType hinting checks',
+    '    function sanitizeTTPrograms(fpgm, prep, cvt, maxFunctionDefs) {\n',
+    // Unchecked hints are dropped from the file, which is never built.
+    'false',
+  ),
+  {
+    // Each CFF glyph program is run to find its width, accents and faults, for the drawn font
+    // file (whose widths reading never uses: they come from the PDF's own /Widths).
+    what: 'CFF glyph program checks',
+    find: '      valid &&= this.parseCharString(state, charstring, localSubrToUse, globalSubrIndex);\n',
+    replace: '',
+    for: 'read',
+  },
+  {
+    // Each text state pdf.js saves (on `q`, and for every text run it measures) was made with
+    // the state before as its prototype, so states in one content stream rarely share a shape
+    // and every read of one went through V8's slowest property lookup. A copy with the class's
+    // own prototype holds the same own fields, so reads see the same values.
+    what: 'text state copies',
+    find: '  clone() {\n    const clone = Object.assign(Object.create(this), this);\n    clone.textMatrix = this.textMatrix.slice();\n',
+    replace:
+      '  clone() {\n    const clone = Object.assign(Object.create(TextState.prototype), this);\n    clone.textMatrix = this.textMatrix.slice();\n',
+    for: 'read',
+  },
+  {
+    // Text extraction places every glyph twice (where it starts, where it ends) with pdf.js's
+    // shared matrix product, three new arrays a time. All of pdf.js calls that product with
+    // arrays of every kind, so V8 read its arguments the slowest way: an eighth of text
+    // extraction's time. Here the same arithmetic, in the same order (so every position is
+    // bit-for-bit the same), reads the matrices once and makes one array.
+    what: 'text positions',
+    find: '      return Util.transform(textState.ctm, Util.transform(textState.textMatrix, tsm));\n',
+    replace:
+      '      const t = textState.textMatrix;\n' +
+      '      const i0 = t[0] * tsm[0] + t[2] * 0, i1 = t[1] * tsm[0] + t[3] * 0;\n' +
+      '      const i2 = t[0] * 0 + t[2] * tsm[3], i3 = t[1] * 0 + t[3] * tsm[3];\n' +
+      '      const i4 = t[0] * 0 + t[2] * tsm[5] + t[4], i5 = t[1] * 0 + t[3] * tsm[5] + t[5];\n' +
+      '      const c = textState.ctm;\n' +
+      '      return [c[0] * i0 + c[2] * i1, c[1] * i0 + c[3] * i1, c[0] * i2 + c[2] * i3, c[1] * i2 + c[3] * i3, c[0] * i4 + c[2] * i5 + c[4], c[1] * i4 + c[3] * i5 + c[5]];\n',
     for: 'read',
   },
   {
