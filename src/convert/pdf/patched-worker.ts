@@ -95,6 +95,25 @@ const PATCHES: readonly Patch[] = [
     replace: '      });\n',
     for: 'read',
   },
+  {
+    // The same mapping for a simple TrueType font, from its cmap table and glyph names: for
+    // each of 256 codes a search of every cmap entry, for drawing only.
+    what: 'TrueType glyph mapping for drawing',
+    find:
+      '    } else {\n' +
+      '      const cmapTable = readCmapTable(tables.cmap, font, this.isSymbolicFont, properties.hasEncoding, numGlyphs);\n',
+    replace:
+      '    } else if (false) {\n' +
+      '      const cmapTable = readCmapTable(tables.cmap, font, this.isSymbolicFont, properties.hasEncoding, numGlyphs);\n',
+    for: 'read',
+  },
+  {
+    // And for a Type1 or CFF font, from its encoding and glyph names.
+    what: 'Type1 and CFF glyph mapping for drawing',
+    find: '    const mapping = font.getGlyphMapping(properties);\n',
+    replace: '    const mapping = new Map();\n',
+    for: 'read',
+  },
   drawingOnly('name table building', 'function createNameTable(name, proto) {\n', 'new Uint8Array(0)'),
   drawingOnly(
     'TrueType outline checks',
