@@ -25,8 +25,10 @@ function drawingOnly(what: string, header: string, value: string): Patch {
 
 /**
  * pdf.js reads and draws with one evaluator, and drawing costs what reading never needs, so
- * pages are read with a copy of pdf.js's worker half changed in a few places, and drawn (OCR)
- * with a copy that only has its safety limit changed. pdf.js has an option for none of these.
+ * pages are read with a copy of pdf.js's worker half changed where it works for a canvas or
+ * where V8 runs it slowly, and drawn (OCR) with a copy that only has its safety limit changed.
+ * pdf.js has an option for none of these. test/pdf-patched-worker.test.ts checks that the
+ * reading copy's text content equals pdf.js's own.
  */
 const PATCHES: readonly Patch[] = [
   {
@@ -77,10 +79,31 @@ const PATCHES: readonly Patch[] = [
     'function createOS2Table(properties, charCodeToGlyphId, override) {\n',
     'new Uint8Array(0)',
   ),
+  drawingOnly('name table building', 'function createNameTable(name, proto) {\n', 'new Uint8Array(0)'),
+  drawingOnly(
+    'TrueType outline checks',
+    '    function sanitizeGlyphLocations(loca, glyf, numGlyphs, isGlyphLocationsLong, hintsValid, dupFirstEntry, maxSizeOfInstructions) {\n',
+    // No glyph is missing: the mapping it would narrow decides only what a canvas draws.
+    '{ missingGlyphs: new Uint8Array(numGlyphs), maxSizeOfInstructions }',
+  ),
+  drawingOnly(
+    'TrueType hinting checks',
+    '    function sanitizeTTPrograms(fpgm, prep, cvt, maxFunctionDefs) {\n',
+    // Unchecked hints are dropped from the file, which is never built.
+    'false',
+  ),
+  {
+    // Each CFF glyph program is run to find its width, accents and faults, for the drawn font
+    // file (whose widths reading never uses: they come from the PDF's own /Widths).
+    what: 'CFF glyph program checks',
+    find: '      valid &&= this.parseCharString(state, charstring, localSubrToUse, globalSubrIndex);\n',
+    replace: '',
+    for: 'read',
+  },
+  // Which code draws which glyph (private-use codes for the canvas) is unused in reading.
   drawingOnly(
     'glyph mapping for drawing',
     'function adjustMapping(charCodeToGlyphId, hasGlyph, newGlyphZeroId, toUnicode) {\n',
-    // Which code draws which glyph (private-use codes for the canvas) is unused in reading.
     '{ toFontChar: new Map(), charCodeToGlyphId: new Map(), toUnicodeExtraMap: new Map(), nextAvailableFontCharCode: PRIVATE_USE_AREAS[0][0] }',
   ),
   {
@@ -114,29 +137,8 @@ const PATCHES: readonly Patch[] = [
     replace: '    const mapping = new Map();\n',
     for: 'read',
   },
-  drawingOnly('name table building', 'function createNameTable(name, proto) {\n', 'new Uint8Array(0)'),
-  drawingOnly(
-    'TrueType outline checks',
-    '    function sanitizeGlyphLocations(loca, glyf, numGlyphs, isGlyphLocationsLong, hintsValid, dupFirstEntry, maxSizeOfInstructions) {\n',
-    // No glyph is missing: the mapping it would narrow decides only what a canvas draws.
-    '{ missingGlyphs: new Uint8Array(numGlyphs), maxSizeOfInstructions }',
-  ),
-  drawingOnly(
-    'TrueType hinting checks',
-    '    function sanitizeTTPrograms(fpgm, prep, cvt, maxFunctionDefs) {\n',
-    // Unchecked hints are dropped from the file, which is never built.
-    'false',
-  ),
   {
-    // Each CFF glyph program is run to find its width, accents and faults, for the drawn font
-    // file (whose widths reading never uses: they come from the PDF's own /Widths).
-    what: 'CFF glyph program checks',
-    find: '      valid &&= this.parseCharString(state, charstring, localSubrToUse, globalSubrIndex);\n',
-    replace: '',
-    for: 'read',
-  },
-  {
-    // Each text state pdf.js saves (on `q`, and for every text run it measures) was made with
+    // Each text state pdf.js saves (on `q`, and where a text run changes font) was made with
     // the state before as its prototype, so states in one content stream rarely share a shape
     // and every read of one went through V8's slowest property lookup. A copy with the class's
     // own prototype holds the same own fields, so reads see the same values.
