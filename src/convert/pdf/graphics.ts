@@ -120,22 +120,66 @@ export async function readGraphics(
         break;
       case OPS.paintImageXObject:
       case OPS.paintInlineImageXObject:
-      case OPS.paintImageMaskXObject: {
-        const [x1, y1] = apply(ctm, 0, 0);
-        const [x2, y2] = apply(ctm, 1, 1);
-        const [x3, y3] = apply(ctm, 0, 1);
-        const [x4, y4] = apply(ctm, 1, 0);
-        const x = Math.min(x1, x2, x3, x4);
-        const y = Math.min(y1, y2, y3, y4);
-        const width = Math.max(x1, x2, x3, x4) - x;
-        const height = Math.max(y1, y2, y3, y4) - y;
-        if (width * height > 4)
-          images.push({ x, y, width, height, coverage: Math.min(1, (width * height) / pageArea) });
+      case OPS.paintImageMaskXObject:
+        addImage(ctm, images, pageArea);
         break;
-      }
     }
   }
   return { segments, images, annotationText };
+}
+
+/**
+ * The paths and images the reading copy of pdf.js met while it read a content stream's text
+ * (patched-worker.ts), each with the transformation matrix then current, in PDF user space.
+ */
+export interface TextPassGraphics {
+  type: 'quireGraphics';
+  paths: { op: number; lineWidth: number; ctm: ArrayLike<number>; path: Float32Array }[];
+  images: ArrayLike<number>[];
+  /** A soft mask was set, whose group can paint images only an operator list places. */
+  softMask: boolean;
+}
+
+/**
+ * The same as readGraphics (without annotations), from what text extraction met: `drawn`
+ * holds a page's content streams in drawing order.
+ */
+export function graphicsFromText(
+  pdfjs: PdfJs,
+  drawn: readonly TextPassGraphics[],
+  viewport: Matrix,
+  pageArea: number,
+): PageGraphics {
+  const segments: Segment[] = [];
+  const images: ImageArea[] = [];
+  for (const { paths, images: placed } of drawn) {
+    for (const p of paths)
+      if (segments.length < limits.pdfPageSegments)
+        addPath(
+          [p.op, [p.path]],
+          multiply(viewport, Array.from(p.ctm)),
+          p.lineWidth,
+          pdfjs.OPS,
+          segments,
+          pageArea,
+        );
+    for (const ctm of placed) addImage(multiply(viewport, Array.from(ctm)), images, pageArea);
+  }
+  return { segments, images, annotationText: [] };
+}
+
+/** An image painted with `ctm`: the unit square's place on the page. */
+function addImage(ctm: Matrix, out: ImageArea[], pageArea: number): void {
+  const [x1, y1] = apply(ctm, 0, 0);
+  const [x2, y2] = apply(ctm, 1, 1);
+  const [x3, y3] = apply(ctm, 0, 1);
+  const [x4, y4] = apply(ctm, 1, 0);
+  const x = Math.min(x1, x2, x3, x4);
+  const y = Math.min(y1, y2, y3, y4);
+  const width = Math.max(x1, x2, x3, x4) - x;
+  const height = Math.max(y1, y2, y3, y4) - y;
+  if (width * height > 4)
+    out.push({ x, y, width, height, coverage: Math.min(1, (width * height) / pageArea) });
 }
 
 interface TextOps {

@@ -165,6 +165,146 @@ const PATCHES: readonly Patch[] = [
       '      return [c[0] * i0 + c[2] * i1, c[1] * i0 + c[3] * i1, c[0] * i2 + c[2] * i3, c[1] * i2 + c[3] * i3, c[0] * i4 + c[2] * i5 + c[4], c[1] * i4 + c[3] * i5 + c[5]];\n',
     for: 'read',
   },
+  // A page whose text may hold a table needs its rules and image placements, which pdf.js gives
+  // only in an operator list: a second pass over the page that lexes its content streams
+  // again and loads its fonts and forms again, on half the pages of a mix of real documents.
+  // Text extraction already walks every operator, with the transformation matrix, so the
+  // reading copy also keeps each painted path (built by pdf.js's own path builder, as the
+  // operator list has it), the line width and each image's placement, and hands them over
+  // with the text items as one `quireGraphics` item per content stream (readTextLayer).
+  {
+    what: 'text state line width',
+    find: 'class TextState {\n',
+    replace: 'class TextState {\n  lineWidth = 1;\n',
+    for: 'read',
+  },
+  {
+    what: 'paths and images read with text',
+    find: 'class StateManager {\n',
+    replace:
+      'function quireGraphics() {\n' +
+      '  return { type: "quireGraphics", paths: [], images: [], softMask: false };\n' +
+      '}\n' +
+      'function quireDrew(graphics) {\n' +
+      '  return graphics.paths.length > 0 || graphics.images.length > 0 || graphics.softMask;\n' +
+      '}\n' +
+      // As the operator list's constructPath: a closing paint closes the path first; a path
+      // ended unpainted is dropped. A page past the limit is a drawing, not a table.
+      'function quirePaint(fn, path, state, graphics, task) {\n' +
+      '  const buffer = path.pathBuffer;\n' +
+      '  if (fn === OPS.closeStroke || fn === OPS.closeFillStroke || fn === OPS.closeEOFillStroke) buffer.push(DrawOPS.closePath);\n' +
+      `  if (buffer.length > 0 && fn !== OPS.endPath && (task.quirePaths = (task.quirePaths || 0) + 1) <= ${limits.pdfPageSegments})\n` +
+      '    graphics.paths.push({ op: fn, lineWidth: state.lineWidth, ctm: state.ctm, path: new Float32Array(buffer) });\n' +
+      '  buffer.length = 0;\n' +
+      '  path.pathMinMax.set(BBOX_INIT, 0);\n' +
+      '}\n' +
+      // The images the operator list paints: sized, within the size limit, not a one-pixel mask.
+      'function quireImage(dict, state, graphics, maxImageSize) {\n' +
+      '  const w = dict.get("W", "Width");\n' +
+      '  const h = dict.get("H", "Height");\n' +
+      '  if (!(w && typeof w === "number") || !(h && typeof h === "number")) return;\n' +
+      '  if ((maxImageSize !== -1 && w * h > maxImageSize) || ((dict.get("IM", "ImageMask") || false) && w * h === 1)) return;\n' +
+      '  graphics.images.push(state.ctm);\n' +
+      '}\n' +
+      'class StateManager {\n',
+    for: 'read',
+  },
+  {
+    what: 'graphics of one content stream',
+    find: '    stateManager ||= new StateManager(new TextState());\n',
+    replace:
+      // The page's own stream always hands its item over, so the reading side knows it has them.
+      '    const quireTop = !stateManager;\n' +
+      '    stateManager ||= new StateManager(new TextState());\n' +
+      '    let quireDrawn = quireGraphics();\n' +
+      '    const quirePath = { pathBuffer: [], pathMinMax: new Float32Array(BBOX_INIT), currentPointX: 0, currentPointY: 0 };\n',
+    for: 'read',
+  },
+  {
+    what: 'paths read with text',
+    find:
+      '          case OPS.beginMarkedContent:\n' +
+      '            flushTextContentItem();\n' +
+      '            if (includeMarkedContent) {\n',
+    replace:
+      '          case OPS.setLineWidth:\n' +
+      '            if (typeof args[0] === "number") textState.lineWidth = args[0];\n' +
+      '            break;\n' +
+      '          case OPS.moveTo:\n' +
+      '          case OPS.lineTo:\n' +
+      '          case OPS.curveTo:\n' +
+      '          case OPS.curveTo2:\n' +
+      '          case OPS.curveTo3:\n' +
+      '          case OPS.closePath:\n' +
+      '          case OPS.rectangle:\n' +
+      '            self.buildPath(fn, args, quirePath);\n' +
+      '            break;\n' +
+      '          case OPS.stroke:\n' +
+      '          case OPS.closeStroke:\n' +
+      '          case OPS.fill:\n' +
+      '          case OPS.eoFill:\n' +
+      '          case OPS.fillStroke:\n' +
+      '          case OPS.eoFillStroke:\n' +
+      '          case OPS.closeFillStroke:\n' +
+      '          case OPS.closeEOFillStroke:\n' +
+      '          case OPS.endPath:\n' +
+      '            quirePaint(fn, quirePath, textState, quireDrawn, task);\n' +
+      '            break;\n' +
+      '          case OPS.endInlineImage:\n' +
+      '            if (args[0]?.dict) quireImage(args[0].dict, textState, quireDrawn, self.options.maxImageSize);\n' +
+      '            break;\n' +
+      '          case OPS.beginMarkedContent:\n' +
+      '            flushTextContentItem();\n' +
+      '            if (includeMarkedContent) {\n',
+    for: 'read',
+  },
+  {
+    // An image XObject is placed each time it is painted, so it is not cached as textless.
+    what: 'image XObjects read with text',
+    find:
+      '              if (type.name !== "Form") {\n' +
+      '                emptyXObjectCache.set(name, dict.objId, true);\n',
+    replace:
+      '              if (type.name !== "Form") {\n' +
+      '                if (type.name === "Image") quireImage(dict, stateManager.state, quireDrawn, self.options.maxImageSize);\n' +
+      '                else emptyXObjectCache.set(name, dict.objId, true);\n',
+    for: 'read',
+  },
+  {
+    // What came before a form goes before the form's own, in drawing order.
+    what: 'graphics before a form',
+    find: '              const localResources = dict.get("Resources");\n              enqueueChunk();\n',
+    replace:
+      '              const localResources = dict.get("Resources");\n' +
+      '              if (quireDrew(quireDrawn)) {\n' +
+      '                textContent.items.push(quireDrawn);\n' +
+      '                quireDrawn = quireGraphics();\n' +
+      '              }\n' +
+      '              enqueueChunk();\n',
+    for: 'read',
+  },
+  {
+    // A soft mask's group can paint an image (a picture shown through a filled rectangle),
+    // which text extraction never opens: the reading side reads such a page's operator list.
+    what: 'soft masks met with text',
+    find: '              const gStateFont = gState.get("Font");\n',
+    replace:
+      '              if (gState.get("SMask") instanceof Dict) quireDrawn.softMask = true;\n' +
+      '              const gStateFont = gState.get("Font");\n',
+    for: 'read',
+  },
+  {
+    // A form that draws rules is not cached as empty, so each use of it is read.
+    what: 'graphics at the end of a content stream',
+    find: '      flushTextContentItem();\n      closePendingMarkedContentItems();\n      enqueueChunk();\n      resolve();\n',
+    replace:
+      '      flushTextContentItem();\n' +
+      '      closePendingMarkedContentItems();\n' +
+      '      if (quireTop || quireDrew(quireDrawn)) textContent.items.push(quireDrawn);\n' +
+      '      enqueueChunk();\n' +
+      '      resolve();\n',
+    for: 'read',
+  },
   {
     what: "CMaps' size limit",
     find: 'const MAX_MAP_RANGE = 2 ** 24 - 1;\n',

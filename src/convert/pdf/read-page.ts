@@ -1,5 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { type PageGraphics, readGraphics } from './graphics.ts';
+import { graphicsFromText, type PageGraphics, readGraphics } from './graphics.ts';
 import type { PdfJs } from './load-document.ts';
 import type { LinkArea, PageContent, TextRun } from './page-content.ts';
 import { readTextLayer, textRuns, unresolvedFonts } from './read-text.ts';
@@ -7,8 +7,8 @@ import { readTextLayer, textRuns, unresolvedFonts } from './read-text.ts';
 type Matrix = [number, number, number, number, number, number];
 
 /**
- * The first pages of a document always have their operator list read (their rules, images
- * and fonts), and decide whether links are read on the pages after them.
+ * The first pages of a document always have their rules and images read, and decide whether
+ * links are read on the pages after them.
  */
 export const FIRST_PAGES = 4;
 
@@ -41,10 +41,11 @@ export interface ReadState {
 }
 
 /**
- * One page as `PageContent`. The operator list (rules, images, annotations' text, real font
- * names) costs as much as the text itself, so it is read only where it can matter: the first
+ * One page as `PageContent`. Rules and images are used only where they can matter: the first
  * pages, pages whose text lines have table-like gaps, pages with little or unreadable text
- * (scans), pages with annotations that draw text, and pages with a font not yet resolved.
+ * (scans) and pages with annotations that draw text. The reading copy of pdf.js meets them
+ * while it reads the text; an operator list, which costs as much as the text itself, is read
+ * for annotations' text, for a font not yet resolved, and where pdf.js is as shipped.
  */
 export async function readPage(
   pdfjs: PdfJs,
@@ -75,18 +76,23 @@ export async function readPage(
   if (unresolvedFonts(page, layer).length > 0) await settled();
   const fonts = unresolvedFonts(page, layer).filter((f) => !state.triedFonts.has(f));
   for (const f of fonts) state.triedFonts.add(f);
-  let graphics =
-    first || drawn || fonts.length > 0
+  const listed =
+    drawn || fonts.length > 0 || (first && !layer.graphics)
       ? await readGraphics(pdfjs, page, transform, area, drawn).catch(() => empty)
       : undefined;
   if (fonts.length > 0) await settled();
-  const text = textRuns(pdfjs, page, transform, layer, graphics?.annotationText ?? []);
+  const text = textRuns(pdfjs, page, transform, layer, listed?.annotationText ?? []);
   const sparse = text.runs.reduce((n, r) => n + r.text.length, 0) < 40 || text.garbage > 0.3;
   const wanted = first || drawn || (state.wantImages && sparse) || looksTabular(text.runs);
-  // Rules read only to resolve fonts are not used: whether a page's table is found must not
-  // depend on which fonts this pdf.js instance had already seen.
-  if (!wanted) graphics = empty;
-  else if (!graphics) graphics = await readGraphics(pdfjs, page, transform, area, false).catch(() => empty);
+  // Rules serve only pages that want them, whichever pass found them, so whether a page's
+  // table is found never depends on which fonts this pdf.js instance had already seen. Those
+  // met while reading the text serve unless an annotation draws text or a soft mask may paint
+  // an image: the operator list has those.
+  let graphics = empty;
+  const met = drawn || layer.graphics?.some((g) => g.softMask) ? undefined : layer.graphics;
+  if (wanted && met) graphics = graphicsFromText(pdfjs, met, transform, area);
+  else if (wanted)
+    graphics = listed ?? (await readGraphics(pdfjs, page, transform, area, false).catch(() => empty));
   let links: LinkArea[] = [];
   if (withLinks) {
     links = linkAreas(annotations, transform);

@@ -1,4 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { TextPassGraphics } from './graphics.ts';
 import type { PdfJs } from './load-document.ts';
 import type { TextRun } from './page-content.ts';
 import { cleanRunText, garbageShare, RTL } from './text-cleanup.ts';
@@ -65,6 +66,8 @@ type Style = { fontFamily?: string; ascent?: number; descent?: number; vertical?
 export interface TextLayer {
   items: TextItem[];
   styles: Record<string, Style>;
+  /** The rules and images met on the way, when the reading copy of pdf.js read the page. */
+  graphics?: TextPassGraphics[];
 }
 
 export interface PageText {
@@ -79,10 +82,13 @@ export async function readTextLayer(page: PDFPageProxy): Promise<TextLayer> {
   // pass does not know Hebrew presentation forms as right-to-left, though, so a page that
   // has them is read again with pdf.js normalizing first.
   let content = await page.getTextContent({ disableNormalization: true });
+  const graphics = content.items.filter(
+    (item): item is typeof item & TextPassGraphics => 'type' in item && item.type === 'quireGraphics',
+  );
   if (content.items.some((item) => 'str' in item && HEBREW_FORMS.test(item.str)))
     content = await page.getTextContent();
   const items = content.items.filter((item): item is typeof item & TextItem => 'str' in item);
-  return { items, styles: content.styles };
+  return { items, styles: content.styles, ...(graphics.length > 0 && { graphics }) };
 }
 
 /** Fonts of the layer whose real names pdf.js has not resolved (no operator list loaded them). */
