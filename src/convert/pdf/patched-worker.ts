@@ -333,37 +333,46 @@ export function patchedWorkerSource(shipped: string, purpose: Purpose): string {
 
 /**
  * A file URL of the copy of pdf.js's `workerFile` for `purpose` (an ES module must be a file to
- * be imported with its own URL in stack traces). It is kept in node_modules/.cache/quire beside pdf.js,
- * written by whoever installed the code, once per pdf.js build and change (the name carries
- * a hash of the source), under a unique name then renamed, so processes starting together
- * never import a half-written file. Where that folder cannot be written (a read-only install),
- * this user's private folder in the temporary folder holds it, reused by every process, so a
- * restarted worker adds nothing; a folder of that name that is not this user's alone (another
- * user could have put code in it) is not used. Undefined when neither will do: pdf.js as
- * shipped then does the work, the same but slower (images decoded, CMaps to its own limit).
+ * be imported with its own URL in stack traces). It is kept in node_modules/.cache/quire beside
+ * pdf.js, written by whoever installed the code, once per pdf.js build and change (the name
+ * carries a hash of the shipped source and the changes), under a unique name then renamed, so
+ * processes starting together never import a half-written file. Where that folder cannot be
+ * written (a read-only install), this user's private folder in the temporary folder holds it,
+ * reused by every process, so a restarted worker adds nothing; a folder of that name that is
+ * not this user's alone (another user could have put code in it) is not used. Undefined when
+ * neither will do: pdf.js as shipped then does the work, the same but slower (images decoded,
+ * CMaps to its own limit).
  */
 export function patchedWorkerUrl(
   pdfjsRoot: string,
   workerFile: string,
   purpose: Purpose,
 ): string | undefined {
-  const source = patchedWorkerSource(fs.readFileSync(path.join(pdfjsRoot, workerFile), 'utf8'), purpose);
-  const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
+  const shipped = fs.readFileSync(path.join(pdfjsRoot, workerFile));
+  // Named by what it is made from, so that a thread starting finds its copy without making it
+  // again (patching the 2.5 MB source took 0.4 s of CPU, at every start of a conversion thread).
+  const hash = createHash('sha256')
+    .update(shipped)
+    .update(JSON.stringify(PATCHES.filter((p) => p.for === 'all' || purpose === 'read')))
+    .digest('hex')
+    .slice(0, 16);
   const name = `pdfjs-${purpose}-worker-${hash}.mjs`;
+  const make = () => patchedWorkerSource(shipped.toString('utf8'), purpose);
   const cache = path.join(pdfjsRoot, '..', '.cache', 'quire');
   try {
-    return pathToFileURL(writeOnce(path.join(cache, name), source)).href;
+    return pathToFileURL(writeOnce(path.join(cache, name), make)).href;
   } catch {
     try {
-      return pathToFileURL(writeOnce(path.join(privateTempDir(), name), source)).href;
+      return pathToFileURL(writeOnce(path.join(privateTempDir(), name), make)).href;
     } catch {
       return undefined;
     }
   }
 }
 
-function writeOnce(file: string, source: string): string {
+function writeOnce(file: string, make: () => string): string {
   if (fs.existsSync(file)) return file;
+  const source = make();
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   fs.writeFileSync(partial, source);
