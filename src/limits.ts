@@ -32,6 +32,12 @@ export const limits = {
    */
   pdfCMapEntries: 2 ** 20,
   /**
+   * Adobe's CJK CMaps kept parsed per conversion thread, for the next font or document that
+   * names one (parsing one took as long as reading a page). A language uses two (its encoding
+   * and its Unicode map), each a megabyte or two: four languages' worth.
+   */
+  pdfCachedCMaps: 8,
+  /**
    * Bytes one PDF stream may inflate to. The largest real one is an image at pdfImagePixels
    * with four channels (400 MB); a page's content stream is kilobytes to a few MB. A flate
    * bomb (1000:1) from a 50 MB upload would claim 50 GB: past this it is left out, unread.

@@ -139,6 +139,9 @@ describe('PDF pages read with images placed, not decoded', firstPass, () => {
       'cjk/pyp-habibi-ar.pdf',
       'tables/icdar-eu-027.pdf',
       'tables/icdar-us-022.pdf',
+      // Read again, with the CJK CMaps the first reading parsed kept by this thread.
+      'cjk/pjs-vertical-ja.pdf',
+      'cjk/pjs-issue3521-zh.pdf',
     ];
     const pdfjs = await loadPdfJs();
     let fontsRead = 0;

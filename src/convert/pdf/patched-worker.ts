@@ -306,6 +306,29 @@ const PATCHES: readonly Patch[] = [
     for: 'read',
   },
   {
+    // Each font that names one of Adobe's CJK CMaps (and each CID font's Unicode map) parsed
+    // that CMap anew from its file, in every document. A parsed CMap is never changed after
+    // it is made, so the last few are kept per thread. Only a finished one is kept: a CMap
+    // still being read belongs to a document that may be cancelled.
+    what: 'parsed CMaps kept',
+    find: 'async function createBuiltInCMap(name, fetchBuiltInCMap) {\n',
+    replace:
+      'const quireCMaps = new Map();\n' +
+      'async function createBuiltInCMap(name, fetchBuiltInCMap) {\n' +
+      '  let cMap = quireCMaps.get(name);\n' +
+      '  if (cMap) {\n' +
+      '    quireCMaps.delete(name);\n' +
+      '  } else {\n' +
+      '    cMap = await quireParseBuiltInCMap(name, fetchBuiltInCMap);\n' +
+      `    if (quireCMaps.size >= ${limits.pdfCachedCMaps}) quireCMaps.delete(quireCMaps.keys().next().value);\n` +
+      '  }\n' +
+      '  quireCMaps.set(name, cMap);\n' +
+      '  return cMap;\n' +
+      '}\n' +
+      'async function quireParseBuiltInCMap(name, fetchBuiltInCMap) {\n',
+    for: 'read',
+  },
+  {
     what: "CMaps' size limit",
     find: 'const MAX_MAP_RANGE = 2 ** 24 - 1;\n',
     replace: `const MAX_MAP_RANGE = ${limits.pdfCMapEntries - 1};\n`,
