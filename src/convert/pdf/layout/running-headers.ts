@@ -7,7 +7,7 @@ const BAND = 0.1;
 const PAGE_NUMBER =
   /^[-–—\s]*(page|p\.|seite|página|pagina)?\s*(#+|[ivxlcdm]{1,7})(\s*(of|\/|de|von)\s*#+)?[-–—\s]*$/i;
 
-function key(block: PageBlock): string | undefined {
+function blockKey(block: PageBlock): string | undefined {
   if (block.kind !== 'text') return undefined;
   const text = block.lines.map((l) => l.text).join(' ');
   return text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
@@ -25,6 +25,14 @@ function inBand(block: PageBlock, height: number): boolean {
  */
 export function dropRunningHeaders(pages: readonly { blocks: PageBlock[]; height: number }[]): PageBlock[] {
   const dropped: PageBlock[] = [];
+  // A margin block's key is asked for up to three times below: work each out once.
+  const keys = new Map<PageBlock, string | undefined>();
+  const key = (block: PageBlock): string | undefined => {
+    if (keys.has(block)) return keys.get(block);
+    const k = blockKey(block);
+    keys.set(block, k);
+    return k;
+  };
   const seen = new Map<string, Set<number>>();
   for (const [index, page] of pages.entries())
     for (const block of page.blocks) {
@@ -44,6 +52,8 @@ export function dropRunningHeaders(pages: readonly { blocks: PageBlock[]; height
       minBy(text, (b) => -(b.box.y + b.box.height)),
     ]);
     const isFurniture = (block: PageBlock): boolean => {
+      // Body blocks are neither an edge nor in the band: no need to build their (long) keys.
+      if (!edges.has(block) && !inBand(block, page.height)) return false;
       const k = key(block);
       if (!k) return false;
       if (edges.has(block) && /^[-–—\s]*#+[-–—\s]*$/.test(k) && text.length > 1 && alone(block, text))

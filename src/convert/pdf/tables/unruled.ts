@@ -82,10 +82,15 @@ function splitBlock(block: readonly WordLine[]): WordLine[][] {
   const bounds = findBoundaries(block);
   const head = block[0]!;
   const text = (l: WordLine) => l.words.map((w) => w.text).join(' ');
-  const repeatsHead = (l: WordLine) =>
-    /\p{L}/u.test(text(l)) &&
-    text(l) === text(head) &&
-    Math.abs(l.words[0]!.x0 - head.words[0]!.x0) < l.fontSize;
+  const headText = text(head);
+  // Position first: it rules out most lines without joining their words. (A line without
+  // words has no letter, so it never repeats the head.)
+  const repeatsHead = (l: WordLine) => {
+    if (!l.words.length || !head.words.length) return false;
+    if (!(Math.abs(l.words[0]!.x0 - head.words[0]!.x0) < l.fontSize)) return false;
+    const t = text(l);
+    return t === headText && /\p{L}/u.test(t);
+  };
   const parts: WordLine[][] = [[]];
   for (const line of block) {
     const crosses =
