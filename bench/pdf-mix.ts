@@ -180,7 +180,10 @@ export function pdfMixSection(result: PdfMixResult): string[] {
       ? [[t.label, t.threads, `failed: ${t.error?.slice(0, 120) ?? ''}`]]
       : [
           row(t, 'fresh process, spawn to exit', t.fresh),
-          ...(t.warm ? [row(t, 'warm: a later conversion in the same process', t.warm)] : []),
+          ...(t.warm ? [row(t, 'warm: the second conversion in the same process', t.warm)] : []),
+          ...(t.settled
+            ? [row(t, 'settled: the 3rd to 5th conversions in the same process', t.settled)]
+            : []),
         ],
   );
   const { mixAuto, mixFast, scannedOcr, scannedFast } = auto;
@@ -211,7 +214,9 @@ export function pdfMixSection(result: PdfMixResult): string[] {
       'a fresh process (its start included, it has no other mode): a fresh Quire row compares two whole ' +
       'processes (Quire’s includes starting Node, loading its modules and, with two threads, starting the ' +
       'helper), a warm row compares one conversion in a Quire worker that has converted before with ' +
-      'pdftotext’s whole process. Above 1× Quire reads more pages per CPU-second.',
+      'pdftotext’s whole process, and a settled row the median of the conversions after that (V8 still ' +
+      'optimises the code a conversion runs over the first few; a long-lived worker runs it settled). Above 1× ' +
+      'Quire reads more pages per CPU-second.',
     '',
     table(
       [
