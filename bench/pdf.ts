@@ -267,15 +267,15 @@ function throughputTools(file: string): ThroughputTool[] {
     {
       id: 'quire',
       label: 'Quire (fast mode)',
-      threads: '2 (a helper from 60 pages)',
-      command: quire,
+      threads: '2 (`QUIRE_PDF_THREADS=2`: a helper from 60 pages)',
+      command: (runs) => ({ ...quire(runs), env: { QUIRE_PDF_THREADS: '2' } }),
       warm: true,
     },
     {
       id: 'quire-1t',
       label: 'Quire (fast mode, one thread)',
-      threads: '1 (`QUIRE_PDF_ONE_THREAD=1`)',
-      command: (runs) => ({ ...quire(runs), env: { QUIRE_PDF_ONE_THREAD: '1' } }),
+      threads: '1 (`QUIRE_PDF_THREADS=1`)',
+      command: (runs) => ({ ...quire(runs), env: { QUIRE_PDF_THREADS: '1' } }),
       warm: true,
     },
     {
@@ -474,7 +474,8 @@ function throughputTables(throughput: Throughput[]): string[] {
       'process, its rusage as the kernel adds it to the bench’s reaped children, in 10 ms steps; for a warm ' +
       'conversion, `process.cpuUsage()` around it); CPU / wall above 1 means more than one core was busy. Quire ' +
       'runs as a conversion worker does (its heap limit, fast mode: text layer, no OCR); "one thread" sets ' +
-      '`QUIRE_PDF_ONE_THREAD=1`, which reads every page on the main thread and starts no helper. Ratios are ' +
+      '`QUIRE_PDF_THREADS=1`, which reads every page on the main thread and starts no helper (the default on ' +
+      'machines of fewer than 4 cores); the other row sets `QUIRE_PDF_THREADS=2`. Ratios are ' +
       'tool ÷ pdftotext: below 1× means faster or cheaper than pdftotext.',
     '',
     'A fresh process converts the file once and exits, timed from spawn to exit like pdftotext: the runtime’s ' +

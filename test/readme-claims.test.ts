@@ -358,15 +358,16 @@ describe('README claims', () => {
     }
 
     it('reads a 352-page book on two threads exactly as on one thread', async () => {
-      // QUIRE_PDF_ONE_THREAD=1 (src/convert/pdf/read-pages.ts, there for the bench) reads every
-      // page on one thread and starts no helper. The same book, the same options, on a server
-      // with it and on one without: the only difference is which thread reads which page, so
-      // the answers must be equal, Markdown, warning and metadata (the scrape id aside).
-      // Should the knob go, this test must not pass comparing two threads with two threads.
+      // QUIRE_PDF_THREADS=1 (src/convert/pdf/read-pages.ts) reads every page on one thread and
+      // starts no helper; the suite's servers run with QUIRE_PDF_THREADS=2 whatever the
+      // machine. The same book, the same options, on a server of each: the only difference is
+      // which thread reads which page, so the answers must be equal, Markdown, warning and
+      // metadata (the scrape id aside). Should the knob go, this test must not pass comparing
+      // one thread with one thread.
       const readPages = fs.readFileSync(path.join(repoRoot, 'src/convert/pdf/read-pages.ts'), 'utf8');
-      assert.match(readPages, /const oneThread = .*process\.env\.QUIRE_PDF_ONE_THREAD/);
+      assert.match(readPages, /process\.env\.QUIRE_PDF_THREADS/);
       const book = corpusFile('pdf/big/pjs-freeculture-352p.pdf');
-      const single = await startServer({ QUIRE_WORKERS: '1', QUIRE_PDF_ONE_THREAD: '1' });
+      const single = await startServer({ QUIRE_WORKERS: '1', QUIRE_PDF_THREADS: '1' });
       try {
         // Both read at once on a machine running other tests: the deadline is room, not a claim.
         const options = { timeout: 100_000 };
@@ -386,9 +387,9 @@ describe('README claims', () => {
       }
     });
 
-    it('reads 60 pages or more on two threads with the same output as one thread, without a knob', async () => {
-      // Without QUIRE_PDF_ONE_THREAD the thread count is the number of pages parsed (60 or
-      // more: two threads, limits.pdfParallelPages; OCR mode: one). So one 100-page file is
+    it('reads 60 pages or more on two threads with the same output as one thread, on one server', async () => {
+      // With QUIRE_PDF_THREADS=2 (the suite's servers) the thread count is the number of pages
+      // parsed (60 or more: two threads, limits.pdfParallelPages; OCR mode: one). So one 100-page file is
       // parsed twice: its first 59 pages (maxPages 59: one thread) and
       // all of it (two threads sharing pages 5-100 from a counter; pages 1-4 are always read
       // by the first). The comparison is exact because nothing here joins pages in a way the

@@ -230,6 +230,9 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
       // Shared by the suite's servers (each has its own data folder): the lists are parsed once,
       // not seconds of CPU per server; the file is keyed by the lists, so sharing it is safe.
       QUIRE_FILTER_ENGINE_CACHE: path.join(os.tmpdir(), 'quire-test-filter-engine.bin'),
+      // Long PDFs on two threads whatever the machine (by default one below 4 cores), so that
+      // the suite reads pages on both, as the machines that run Quire with more cores do.
+      QUIRE_PDF_THREADS: '2',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

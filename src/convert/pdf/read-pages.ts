@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { limits } from '../../limits.ts';
 import type { OpenedPdf, PdfJs } from './load-document.ts';
@@ -17,10 +18,12 @@ import type { HelpJob, HelpReply, HelpStart } from './page-worker.ts';
 import { FIRST_PAGES } from './read-page.ts';
 
 /**
- * QUIRE_PDF_ONE_THREAD=1 reads every page on the calling thread and never starts the helper:
- * a knob for the bench's one-thread figure beside one-thread peers. Unset, nothing changes.
+ * Whether long PDFs are read on this thread alone, never starting the helper: QUIRE_PDF_THREADS
+ * (1 or 2; config.ts checks it), by default 1 on machines of fewer than limits.pdfHelperCores
+ * cores, where a helper costs more CPU than it saves time.
  */
-const oneThread = /^(1|true|yes|on)$/i.test(process.env.QUIRE_PDF_ONE_THREAD ?? '');
+const oneThread =
+  (Number(process.env.QUIRE_PDF_THREADS) || (os.availableParallelism() >= limits.pdfHelperCores ? 2 : 1)) < 2;
 
 /**
  * The pages to lay out. A long document is shared with a helper thread: pdf.js is
