@@ -234,7 +234,7 @@ export function pdfMixSection(result: PdfMixResult): string[] {
     'Auto mode OCRs the pages without a usable text layer. Its cost beyond fast mode on the mix should be the ' +
       'OCR of those pages and nothing more, which is measured apart on a file of the mix’s scanned pages alone ' +
       '(`ocr` mode less `fast` mode there). One fresh process per conversion, the conversion’s own CPU ' +
-      '(after module load; Tesseract’s processes included), Quire’s default two threads, one run each:',
+      '(after module load; Tesseract’s processes included), Quire’s default threads (`QUIRE_PDF_THREADS`: one on machines of fewer than 4 cores), one run each:',
     '',
     table(
       ['conversion', 'pages OCR’d', 'wall s', 'CPU s'],
