@@ -199,12 +199,15 @@ const PATCHES: readonly Patch[] = [
       '  path.pathMinMax.set(BBOX_INIT, 0);\n' +
       '}\n' +
       // The images the operator list paints: sized, within the size limit, not a one-pixel mask.
+      // A dictionary that cannot be read places no image, and must not end the text's reading.
       'function quireImage(dict, state, graphics, maxImageSize) {\n' +
-      '  const w = dict.get("W", "Width");\n' +
-      '  const h = dict.get("H", "Height");\n' +
-      '  if (!(w && typeof w === "number") || !(h && typeof h === "number")) return;\n' +
-      '  if ((maxImageSize !== -1 && w * h > maxImageSize) || ((dict.get("IM", "ImageMask") || false) && w * h === 1)) return;\n' +
-      '  graphics.images.push(state.ctm);\n' +
+      '  try {\n' +
+      '    const w = dict.get("W", "Width");\n' +
+      '    const h = dict.get("H", "Height");\n' +
+      '    if (!(w && typeof w === "number") || !(h && typeof h === "number")) return;\n' +
+      '    if ((maxImageSize !== -1 && w * h > maxImageSize) || ((dict.get("IM", "ImageMask") || false) && w * h === 1)) return;\n' +
+      '    graphics.images.push(state.ctm);\n' +
+      '  } catch {}\n' +
       '}\n' +
       'class StateManager {\n',
     for: 'read',
