@@ -198,16 +198,17 @@ const PATCHES: readonly Patch[] = [
       '  buffer.length = 0;\n' +
       '  path.pathMinMax.set(BBOX_INIT, 0);\n' +
       '}\n' +
-      // The images the operator list paints: sized, within the size limit, not a one-pixel mask.
-      // A dictionary that cannot be read places no image, and must not end the text's reading.
-      'function quireImage(dict, state, graphics, maxImageSize) {\n' +
+      // Whether the operator list paints the image: sized, within the size limit, not a one-pixel
+      // mask. A dictionary that cannot be read places no image, and must not end the text's reading.
+      'function quireDrawsImage(dict, maxImageSize) {\n' +
       '  try {\n' +
       '    const w = dict.get("W", "Width");\n' +
       '    const h = dict.get("H", "Height");\n' +
-      '    if (!(w && typeof w === "number") || !(h && typeof h === "number")) return;\n' +
-      '    if ((maxImageSize !== -1 && w * h > maxImageSize) || ((dict.get("IM", "ImageMask") || false) && w * h === 1)) return;\n' +
-      '    graphics.images.push(state.ctm);\n' +
-      '  } catch {}\n' +
+      '    if (!(w && typeof w === "number") || !(h && typeof h === "number")) return false;\n' +
+      '    return !((maxImageSize !== -1 && w * h > maxImageSize) || ((dict.get("IM", "ImageMask") || false) && w * h === 1));\n' +
+      '  } catch {\n' +
+      '    return false;\n' +
+      '  }\n' +
       '}\n' +
       'class StateManager {\n',
     for: 'read',
@@ -220,6 +221,9 @@ const PATCHES: readonly Patch[] = [
       '    const quireTop = !stateManager;\n' +
       '    stateManager ||= new StateManager(new TextState());\n' +
       '    let quireDrawn = quireGraphics();\n' +
+      // Whether each image XObject met so far is painted, by name: a name painted again is placed
+      // again without fetching and reading its dictionary once more.
+      '    const quireImages = new Map();\n' +
       '    const quirePath = { pathBuffer: [], pathMinMax: new Float32Array(BBOX_INIT), currentPointX: 0, currentPointY: 0 };\n',
     for: 'read',
   },
@@ -254,7 +258,7 @@ const PATCHES: readonly Patch[] = [
       '            quirePaint(fn, quirePath, textState, quireDrawn, task);\n' +
       '            break;\n' +
       '          case OPS.endInlineImage:\n' +
-      '            if (args[0]?.dict) quireImage(args[0].dict, textState, quireDrawn, self.options.maxImageSize);\n' +
+      '            if (args[0]?.dict && quireDrawsImage(args[0].dict, self.options.maxImageSize)) quireDrawn.images.push(textState.ctm);\n' +
       '            break;\n' +
       '          case OPS.beginMarkedContent:\n' +
       '            flushTextContentItem();\n' +
@@ -269,8 +273,22 @@ const PATCHES: readonly Patch[] = [
       '                emptyXObjectCache.set(name, dict.objId, true);\n',
     replace:
       '              if (type.name !== "Form") {\n' +
-      '                if (type.name === "Image") quireImage(dict, stateManager.state, quireDrawn, self.options.maxImageSize);\n' +
-      '                else emptyXObjectCache.set(name, dict.objId, true);\n',
+      '                if (type.name === "Image") {\n' +
+      '                  const drawn = quireDrawsImage(dict, self.options.maxImageSize);\n' +
+      '                  quireImages.set(name, drawn);\n' +
+      '                  if (drawn) quireDrawn.images.push(stateManager.state.ctm);\n' +
+      '                } else emptyXObjectCache.set(name, dict.objId, true);\n',
+    for: 'read',
+  },
+  {
+    what: 'image XObjects painted again',
+    find: '            if (isValidName && emptyXObjectCache.getByName(name)) {\n              break;\n            }\n',
+    replace:
+      '            if (isValidName && emptyXObjectCache.getByName(name)) {\n              break;\n            }\n' +
+      '            if (isValidName && quireImages.has(name)) {\n' +
+      '              if (quireImages.get(name)) quireDrawn.images.push(stateManager.state.ctm);\n' +
+      '              break;\n' +
+      '            }\n',
     for: 'read',
   },
   {
