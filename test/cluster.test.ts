@@ -92,11 +92,14 @@ describe('cluster mode', { concurrency: 3, ...firstPass }, () => {
           /^## The Evolution of the Word Processor\n\nThe concept of the word processor/,
         ],
       ];
+      // Sent at once to workers that have just started, beside other test files: the deadline
+      // is room (the default 30 s ran out twice on a busy 2-core machine), not a claim.
+      const options = { timeout: 90_000 };
       await Promise.all(
         cases.map(async ([file, expected]) => {
           const [clustered, alone] = await Promise.all([
-            parse(cluster.api, { file: corpusFile(file) }),
-            parse(embedded, { file: corpusFile(file) }),
+            parse(cluster.api, { file: corpusFile(file), options }),
+            parse(embedded, { file: corpusFile(file), options }),
           ]);
           assert.equal(clustered.status, 200, `${file}: ${JSON.stringify(clustered.body)}`);
           assert.match(clustered.body.data.markdown, expected, file);
