@@ -12,7 +12,7 @@ import { type Mutated, mutate, Random } from './hostile/mutate.ts';
  * detectFormat, the conversion worker's entry) in a child process with the workers' heap limit,
  * bounded in time. A crash (an error the server would answer 500 for), a hang (still converting
  * after the bound, twice) or a process that dies otherwise is a finding: its input is minimised
- * where practical and saved under test/fixtures/fuzz/, which test/fuzz.test.ts replays.
+ * where practical and saved under test/fixtures/fuzz/, which test/e2e/fuzz.test.ts replays.
  *
  *   npm run fuzz -- [--seconds 300] [--seed 1] [--cases N] [--jobs 1] [--formats pdf,docx] [--no-save]
  *   npm run fuzz -- --seed 7 --case 8071      (one case of a run again, saved if it is a finding)

@@ -32,7 +32,10 @@ export interface App {
  * Redis and never converts) or `all` (also converts what is queued). Role `worker` is
  * createWorkerApp's.
  */
-export async function createApp(config: Config): Promise<App> {
+export async function createApp(
+  config: Config,
+  { logStream }: { logStream?: NodeJS.WritableStream } = {},
+): Promise<App> {
   const store: Store = config.QUIRE_DATABASE_URL
     ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
     : new SqliteStore(config.dbPath);
@@ -92,6 +95,7 @@ export async function createApp(config: Config): Promise<App> {
     ),
     sessions,
     metrics,
+    logStream,
   });
   queue?.useLogger(server.log);
   const worker = queue && local ? await startClusterWorker(config, local, server.log) : undefined;

@@ -44,6 +44,8 @@ export interface ServerDeps {
   rateLimiter: RateLimiter;
   sessions: SessionService;
   metrics: Metrics;
+  /** Where the JSON log lines go: standard output unless given (tests read them in-process). */
+  logStream?: NodeJS.WritableStream;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -61,6 +63,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     logger: {
       level: deps.config.QUIRE_LOG_LEVEL,
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
       redact: ['req.headers.authorization'],
       serializers: {
         // Fastify's own fields, but session URLs carry their token in the query: a log that

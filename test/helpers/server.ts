@@ -4,12 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
+import type { HttpTarget } from './app.ts';
 import { createDatabase } from './postgres.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const corpusDir = process.env.QUIRE_CORPUS_DIR ?? path.resolve(repoRoot, '../shared/corpus');
 
-export interface RunningServer {
+export interface RunningServer extends HttpTarget {
   url: string;
   key: string;
   dataDir: string;
@@ -259,6 +260,7 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
     url,
     key,
     dataDir,
+    fetch: (at, init) => fetch(`${url}${at}`, init),
     process: child,
     conversionProcess: child,
     ...watched,
@@ -288,7 +290,7 @@ export interface ParseCall {
 
 /** POST /v2/parse the way a client would, returning status and parsed body. */
 export async function parse(
-  server: RunningServer,
+  server: HttpTarget,
   call: ParseCall,
 ): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
   const form = new FormData();
@@ -304,7 +306,7 @@ export async function parse(
     form.append('file', blob, call.file.filename ?? 'upload');
   }
   const key = call.key === undefined ? server.key : call.key;
-  const res = await fetch(`${server.url}/v2/parse`, {
+  const res = await server.fetch('/v2/parse', {
     method: 'POST',
     body: form,
     headers: key === null ? {} : { authorization: `Bearer ${key}` },

@@ -5,7 +5,7 @@
  * conversion's CPU and much of its garbage. Here both halves share one heap and only read what
  * the other sent, so messages are handed over as they are, but for stream chunks, which the
  * sender reuses once sent and which go as shallow copies (see detached). Written for pdf.js 6.5
- * (pinned in package.json); test/pdf-direct-port.test.ts compares what pdf.js gives back through
+ * (pinned in package.json); test/unit/pdf-direct-port.test.ts compares what pdf.js gives back through
  * it with its own copying channel's.
  */
 

@@ -27,7 +27,7 @@ function drawingOnly(what: string, header: string, value: string): Patch {
  * pdf.js reads and draws with one evaluator, and drawing costs what reading never needs, so
  * pages are read with a copy of pdf.js's worker half changed where it works for a canvas or
  * where V8 runs it slowly, and drawn (OCR) with a copy that only has its safety limit changed.
- * pdf.js has an option for none of these. test/pdf-patched-worker.test.ts checks that the
+ * pdf.js has an option for none of these. test/unit/pdf-patched-worker.test.ts checks that the
  * reading copy's text content equals pdf.js's own.
  */
 const PATCHES: readonly Patch[] = [

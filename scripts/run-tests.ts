@@ -1,0 +1,108 @@
+/**
+ * Runs the suite's two passes and ends with one line over both that CI reads:
+ * `N passed, N failed, N skipped`.
+ *
+ *  1. every layer against the embedded mode: test/unit (modules in-process), test/http (the API
+ *     built in the test's process, requests through Fastify's inject()) and test/e2e (real
+ *     processes and sockets);
+ *  2. test/e2e again with QUIRE_TEST_CLUSTER=1, where each server a test starts is a cluster (an
+ *     api and a worker process on Redis and PostgreSQL): only there is the cluster's process
+ *     boundary what runs, so only there does the second pass add anything.
+ *
+ * Usage: node scripts/run-tests.ts [--pass embedded|cluster] [file or glob ...]
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+interface Pass {
+  name: 'embedded' | 'cluster';
+  env: Record<string, string>;
+  files: string[];
+}
+
+const args = process.argv.slice(2);
+const passArg = args.indexOf('--pass');
+const only = passArg >= 0 ? args.splice(passArg, 2)[1] : undefined;
+if (only !== undefined && only !== 'embedded' && only !== 'cluster') {
+  console.error(`--pass takes embedded or cluster, not ${only}`);
+  process.exit(2);
+}
+const chosen = args;
+
+const passes: Pass[] = [
+  {
+    name: 'embedded',
+    env: {},
+    files: chosen.length > 0 ? chosen : ['test/unit/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+  },
+  {
+    name: 'cluster',
+    env: { QUIRE_TEST_CLUSTER: '1' },
+    files: chosen.length > 0 ? chosen.filter((f) => f.startsWith('test/e2e')) : ['test/e2e/**/*.test.ts'],
+  },
+];
+
+/** The counts in a TAP report's closing comments. */
+function readTapCounts(tap: string): Counts {
+  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  return {
+    passed: count('pass'),
+    // A cancelled test (its file's process ended, or it ran past its timeout) did not pass.
+    failed: count('fail') + count('cancelled'),
+    skipped: count('skipped') + count('todo'),
+  };
+}
+
+/** One pass of node's test runner: its spec report to our output, its TAP report counted. */
+function runPass(pass: Pass): Promise<Counts & { code: number }> {
+  const tapFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-tests-')), 'report.tap');
+  const child = spawn(
+    process.execPath,
+    [
+      '--test',
+      '--test-concurrency=2',
+      // A bound for a hung test on a loaded machine; no test is written to take near it.
+      '--test-timeout=120000',
+      '--test-force-exit',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tapFile}`,
+      ...pass.files,
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...pass.env } },
+  );
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      const tap = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
+      fs.rmSync(path.dirname(tapFile), { recursive: true, force: true });
+      const counts = readTapCounts(tap);
+      // A runner that died without a report failed, whatever it counted.
+      const failedRun = code !== 0 || signal !== null;
+      resolve({ ...counts, failed: counts.failed + (failedRun && counts.failed === 0 ? 1 : 0), code: code ?? 1 });
+    });
+  });
+}
+
+const total: Counts = { passed: 0, failed: 0, skipped: 0 };
+for (const pass of passes) {
+  if (only && pass.name !== only) continue;
+  if (pass.files.length === 0) continue;
+  console.log(`\n# ${pass.name} pass: ${pass.files.join(' ')}\n`);
+  const counts = await runPass(pass);
+  console.log(`\n# ${pass.name} pass: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  total.passed += counts.passed;
+  total.failed += counts.failed;
+  total.skipped += counts.skipped;
+}
+console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(total.failed > 0 ? 1 : 0);

@@ -1,0 +1,699 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import zlib from 'node:zlib';
+import Firecrawl from '@mendable/firecrawl-js';
+import type { ApiError } from '../../src/errors.ts';
+import { UploadBudget } from '../../src/quota/upload-budget.ts';
+import { fetchUrl } from '../../src/scrape/fetch-url.ts';
+import type { ResolveAll } from '../../src/scrape/vetted-address.ts';
+import { NetPolicy } from '../../src/sessions/net-policy.ts';
+import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
+import { firstPassOnly } from '../helpers/mode.ts';
+import { PythonSdkClient } from '../helpers/python-client.ts';
+import { corpusFile, type RunningServer, startServer, useServer } from '../helpers/server.ts';
+import { zip } from '../helpers/zip.ts';
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** A loopback web server the tests fetch from; `seen` keeps each request's headers by path. */
+class Site {
+  readonly server: http.Server | https.Server;
+  readonly seen = new Map<string, http.IncomingHttpHeaders>();
+  private readonly routes = new Map<string, Handler>();
+  url = '';
+
+  constructor(tls?: { key: string; cert: string }) {
+    const handle: Handler = (req, res) => {
+      const route = (req.url ?? '/').split('?')[0]!;
+      this.seen.set(route, req.headers);
+      const handler = this.routes.get(route);
+      if (handler) handler(req, res);
+      else res.writeHead(500, { 'content-type': 'text/plain' }).end(`no route ${route}`);
+    };
+    this.server = tls ? https.createServer(tls, handle) : http.createServer(handle);
+  }
+
+  on(route: string, handler: Handler): this {
+    this.routes.set(route, handler);
+    return this;
+  }
+
+  serve(route: string, type: string, body: string | Buffer, extra: http.OutgoingHttpHeaders = {}): this {
+    return this.on(route, (_req, res) => res.writeHead(200, { 'content-type': type, ...extra }).end(body));
+  }
+
+  redirect(route: string, to: string, status = 302): this {
+    return this.on(route, (_req, res) => res.writeHead(status, { location: to }).end());
+  }
+
+  async listen(host = '127.0.0.1'): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
+    const scheme = this.server instanceof https.Server ? 'https' : 'http';
+    this.url = `${scheme}://${host}:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const article = (extra = '') => `<!doctype html><html lang="en"><head><title>Tide tables</title>
+<meta name="description" content="How tides are predicted"></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<main><article><h1>How tides are predicted</h1>
+<p>Tide tables are computed from harmonic constituents, each a sine wave with its own period, amplitude and phase, fitted to years of readings at a gauge. ${extra}</p>
+<p>The constituents are then summed for the dates wanted, which is why a table can be printed a year ahead, and why it still misses what the weather adds. See <a href="constituents.html">the constituents</a> and <a href="../data/gauges.csv">the gauges</a>.</p>
+</article></main><footer>© Harbour office</footer></body></html>`;
+
+const latin1Page = Buffer.from(
+  '<html><head><title>Caf\u00e9</title></head><body><p>Un caf\u00e9 cr\u00e8me, une cr\u00e8me br\u00fbl\u00e9e et un d\u00e9j\u00e0-vu na\u00eff devant la fa\u00e7ade, \u00e0 c\u00f4t\u00e9 du th\u00e9\u00e2tre, pendant que la soir\u00e9e commen\u00e7ait.</p></body></html>',
+  'latin1',
+);
+
+const encoders: Record<string, (b: Buffer) => Buffer> = {
+  gzip: (b) => zlib.gzipSync(b),
+  br: (b) => zlib.brotliCompressSync(b),
+  deflate: (b) => zlib.deflateSync(b),
+  zstd: (b) => zlib.zstdCompressSync(b),
+};
+
+/** A self-signed certificate for 127.0.0.1, or undefined where openssl is missing. */
+function selfSigned(): { key: string; cert: string } | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    return {
+      key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+      cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('POST /v2/scrape', () => {
+  // Only 127.0.0.1 is allowed: 127.0.0.2 and localhost are loopback too, and stay refused.
+  const server = useServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
+  const site = new Site();
+  const other = new Site();
+  const forbidden = new Site();
+  let hugeSent = 0;
+  let hugeClosed: Promise<void> = Promise.resolve();
+  const pdf = corpusFile('pdf/text/mid-test.pdf');
+  const word = corpusFile('docx/docling-unit_test_headers.docx');
+
+  before(async () => {
+    await forbidden.on('/', (_req, res) => res.end('<p>private</p>')).listen('127.0.0.2');
+    await other.on('/echo', (_req, res) => res.end('<p>echoed</p>')).listen();
+    await site.listen();
+    site
+      .redirect('/article', '/blog/2024/tides.html', 301)
+      .serve('/blog/2024/tides.html', 'text/html; charset=utf-8', article())
+      .serve('/papers/mid-test', 'application/pdf', Buffer.from(pdf.bytes))
+      .serve('/files/report.docx', 'application/octet-stream', Buffer.from(word.bytes))
+      .serve(
+        '/download',
+        'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        Buffer.from(word.bytes),
+      )
+      .serve('/latin1', 'text/html; charset=ISO-8859-1', latin1Page)
+      .serve(
+        '/notes.md',
+        'text/html',
+        '<html><head><title>Notes page</title></head><body><h1>Other</h1><p>Served as a page.</p></body></html>',
+      )
+      .serve('/archive.zip', 'application/zip', zip([{ name: 'a.txt', data: 'hello' }]))
+      .on('/missing', (_req, res) =>
+        res
+          .writeHead(404, { 'content-type': 'text/html' })
+          .end('<html><body><h1>Not found</h1><p>The page you asked for is not here.</p></body></html>'),
+      )
+      .redirect('/loop/a', '/loop/b')
+      .redirect('/loop/b', '/loop/a')
+      .redirect('/to-private', `${forbidden.url}/`)
+      .redirect('/to-localhost', `${site.url.replace('127.0.0.1', 'localhost')}/latin1`)
+      .redirect('/to-file', 'file:///etc/passwd')
+      .redirect('/cross', `${other.url}/echo`)
+      .on('/echo', (_req, res) => res.end('<p>echoed</p>'))
+      .on('/cookie-check', (req, res) => {
+        if (req.headers.cookie?.includes('seen=1'))
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end('<p>Cookies work here, so the page shows.</p>');
+        else
+          res.writeHead(302, { location: '/cookie-check', 'set-cookie': 'seen=1; Path=/; HttpOnly' }).end();
+      })
+      .on('/hang', () => {})
+      .on('/declared-huge', (_req, res) =>
+        res.writeHead(200, { 'content-length': String(60 * 2 ** 20) }).flushHeaders(),
+      )
+      .on('/huge', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(2 ** 20, 'a');
+        hugeClosed = new Promise((resolve) => res.once('close', resolve));
+        // Bounded: at most 200 MiB, and only as fast as the client reads.
+        const pump = () => {
+          while (!res.destroyed && hugeSent < 200 * 2 ** 20) {
+            hugeSent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        pump();
+      })
+      .serve('/bomb', 'text/html', zlib.gzipSync(Buffer.alloc(60 * 2 ** 20, 0x20)), {
+        'content-encoding': 'gzip',
+      });
+    for (const [coding, encode] of Object.entries(encoders)) {
+      site.serve(
+        `/enc/${coding}`,
+        'text/html; charset=utf-8',
+        encode(Buffer.from(article(`Encoded as ${coding}.`))),
+        {
+          'content-encoding': coding,
+        },
+      );
+    }
+  });
+  after(async () => {
+    await Promise.all([site.close(), other.close(), forbidden.close()]);
+  });
+
+  async function scrape(body: unknown): Promise<{ status: number; body: Record<string, any>; ms: number }> {
+    const started = performance.now();
+    const res = await fetch(`${server().url}/v2/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as Record<string, any>,
+      ms: performance.now() - started,
+    };
+  }
+
+  it('fetches an HTML page: main content, links absolute against the final URL, the addresses and status', async () => {
+    const { status, body } = await scrape({
+      url: `${site.url}/article`,
+      formats: ['markdown', 'links', 'html'],
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+    const { markdown, links, metadata } = body.data;
+    assert.match(markdown, /^# How tides are predicted/);
+    assert.match(markdown, /harmonic constituents/);
+    assert.doesNotMatch(markdown, /Harbour office|About/);
+    assert.ok(links.includes(`${site.url}/blog/2024/constituents.html`), links.join(' '));
+    assert.ok(links.includes(`${site.url}/blog/data/gauges.csv`), links.join(' '));
+    assert.equal(metadata.sourceURL, `${site.url}/article`);
+    assert.equal(metadata.url, `${site.url}/blog/2024/tides.html`);
+    assert.equal(metadata.statusCode, 200);
+    assert.equal(metadata.contentType, 'text/html; charset=utf-8');
+    assert.equal(metadata.title, 'Tide tables');
+    assert.equal(metadata.description, 'How tides are predicted');
+    assert.equal(typeof metadata.scrapeId, 'string');
+  });
+
+  it('takes a URL without a scheme as http, keeping it as written in sourceURL', async () => {
+    const bare = `${site.url.replace('http://', '')}/latin1`;
+    const { status, body } = await scrape({ url: bare });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body.data.metadata.sourceURL, bare);
+    assert.equal(body.data.metadata.url, `${site.url}/latin1`);
+  });
+
+  it('parses a PDF and a DOCX served from a URL, by content type, extension and bytes', async () => {
+    const paper = await scrape({
+      url: `${site.url}/papers/mid-test`,
+      parsers: [{ type: 'pdf', mode: 'fast', maxPages: 1 }],
+    });
+    assert.equal(paper.status, 200, JSON.stringify(paper.body));
+    assert.match(paper.body.data.markdown, /## 1 Introduction/);
+    assert.equal(paper.body.data.metadata.numPages, 1);
+    assert.equal(paper.body.data.metadata.contentType, 'application/pdf');
+    assert.equal(paper.body.data.metadata.url, `${site.url}/papers/mid-test`);
+    for (const route of ['/files/report.docx', '/download']) {
+      const doc = await scrape({ url: `${site.url}${route}?v=2` });
+      assert.equal(doc.status, 200, JSON.stringify(doc.body));
+      assert.match(doc.body.data.markdown, /^# Test Document$/m, route);
+      assert.equal(doc.body.data.metadata.statusCode, 200);
+    }
+  });
+
+  it('decodes gzip, br, deflate and zstd bodies', async () => {
+    for (const coding of Object.keys(encoders)) {
+      const { status, body } = await scrape({ url: `${site.url}/enc/${coding}` });
+      assert.equal(status, 200, `${coding}: ${JSON.stringify(body)}`);
+      assert.match(body.data.markdown, new RegExp(`Encoded as ${coding}\\.`));
+      assert.equal(site.seen.get(`/enc/${coding}`)!['accept-encoding'], 'gzip, deflate, br, zstd');
+    }
+  });
+
+  it('reads a Latin-1 page by the charset in its Content-Type', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/latin1`, formats: ['markdown'] });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /Un café crème, une crème brûlée et un déjà-vu naïf devant la façade/);
+    assert.equal(body.data.metadata.title, 'Café');
+    assert.equal(body.data.metadata.contentType, 'text/html; charset=ISO-8859-1');
+  });
+
+  it('goes by a telling Content-Type before the extension: notes.md served as text/html is a page', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/notes.md` });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body.data.metadata.title, 'Notes page');
+  });
+
+  it("returns a 404 page's content with the origin's status", async () => {
+    const { status, body } = await scrape({ url: `${site.url}/missing` });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /Not found/);
+    assert.equal(body.data.metadata.statusCode, 404);
+  });
+
+  it('refuses a redirect loop with a clear error', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/loop/a` });
+    assert.equal(status, 500, JSON.stringify(body));
+    assert.equal(body.code, 'SCRAPE_SITE_ERROR');
+    assert.match(body.error, /redirects in a loop .*\/loop\/a → .*\/loop\/b/);
+  });
+
+  it('keeps cookies set during redirects for the host that set them', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/cookie-check` });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.match(body.data.markdown, /Cookies work here/);
+  });
+
+  it('refuses a redirect from an allowed host to a private address, without connecting to it', async () => {
+    for (const route of ['/to-private', '/to-localhost']) {
+      const { status, body } = await scrape({ url: `${site.url}${route}` });
+      assert.equal(status, 403, JSON.stringify(body));
+      assert.equal(body.success, false);
+      assert.match(
+        body.error,
+        /^Quire refused to fetch http:\/\/(127\.0\.0\.2|localhost):\d+\/.*: .*may not reach/,
+      );
+    }
+    assert.equal(forbidden.seen.size, 0, 'the private server was reached');
+    const file = await scrape({ url: `${site.url}/to-file` });
+    assert.equal(file.status, 403, JSON.stringify(file.body));
+    assert.match(file.body.error, /file: URL, and a scrape follows redirects to http and https only/);
+  });
+
+  it('refuses private addresses the caller names directly', async () => {
+    for (const url of [
+      `${forbidden.url}/`,
+      'http://[::1]/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://0x7f000002/',
+    ]) {
+      const { status, body } = await scrape({ url });
+      assert.equal(status, 403, `${url}: ${JSON.stringify(body)}`);
+    }
+    assert.equal(forbidden.seen.size, 0);
+  });
+
+  it('refuses a body over 50 MB while it streams, and a compression bomb once decoded past it', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/huge`, timeout: 60_000 });
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.code, 'RESOURCE_LIMIT');
+    assert.match(body.error, /larger than 50 MB/);
+    await hugeClosed;
+    // The connection is cut at the limit: what was sent past it is what the socket buffers took.
+    assert.ok(hugeSent < 80 * 2 ** 20, `${hugeSent} bytes were sent`);
+    const declared = await scrape({ url: `${site.url}/declared-huge` });
+    assert.equal(declared.status, 400, JSON.stringify(declared.body));
+    assert.equal(declared.body.code, 'RESOURCE_LIMIT');
+    const bomb = await scrape({ url: `${site.url}/bomb` });
+    assert.equal(bomb.status, 400, JSON.stringify(bomb.body));
+    assert.equal(bomb.body.code, 'RESOURCE_LIMIT');
+  });
+
+  it('answers 408 within the timeout when the server never answers', async () => {
+    const { status, body, ms } = await scrape({ url: `${site.url}/hang`, timeout: 1500 });
+    assert.equal(status, 408, JSON.stringify(body));
+    assert.equal(body.code, 'SCRAPE_TIMEOUT');
+    assert.match(body.error, /The scrape did not finish within its timeout of 1500 ms/);
+    assert.ok(ms < 4000, `took ${ms} ms`);
+  });
+
+  it('refuses a file type it cannot convert, naming what the URL returned', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/archive.zip` });
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.code, 'SCRAPE_UNSUPPORTED_FILE_ERROR');
+    assert.match(
+      body.error,
+      /returned "application\/zip", which Quire cannot convert: The page is a ZIP archive/,
+    );
+  });
+
+  it("sends the caller's headers and location; credentials stay on the first URL's origin", async () => {
+    const headers = {
+      'X-Trace': 'abc',
+      Authorization: 'Bearer secret',
+      Cookie: 'a=1',
+      'Accept-Encoding': 'identity',
+    };
+    const location = { country: 'CH', languages: ['de-CH', 'fr'] };
+    const same = await scrape({ url: `${site.url}/echo`, headers, location });
+    assert.equal(same.status, 200, JSON.stringify(same.body));
+    const here = site.seen.get('/echo')!;
+    assert.deepEqual(
+      [here['x-trace'], here.authorization, here.cookie, here['accept-language'], here['accept-encoding']],
+      ['abc', 'Bearer secret', 'a=1', 'de-CH, fr;q=0.9', 'gzip, deflate, br, zstd'],
+    );
+    const cross = await scrape({ url: `${site.url}/cross`, headers, location: { country: 'DE' } });
+    assert.equal(cross.status, 200, JSON.stringify(cross.body));
+    const there = other.seen.get('/echo')!;
+    assert.deepEqual(
+      [there['x-trace'], there.authorization, there.cookie, there['accept-language']],
+      ['abc', undefined, undefined, 'de-DE, de;q=0.9'],
+    );
+  });
+
+  it('accepts what has no effect without a browser or a cache, and origin', async () => {
+    const { status, body } = await scrape({
+      url: `${site.url}/latin1`,
+      blockAds: true,
+      maxAge: 172_800_000,
+      storeInCache: true,
+      proxy: 'auto',
+      skipTlsVerification: false,
+      waitFor: 0,
+      mobile: false,
+      actions: [],
+      origin: 'js-sdk@4.42.0',
+      zeroDataRetention: true,
+      removeBase64Images: true,
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+  });
+
+  it('refuses unknown keys and bad values, naming the field', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ url: `${site.url}/latin1`, colour: 'red' }, /^body has unrecognized key "colour"/],
+      [{ formats: ['markdown'] }, /^body\.url is required/],
+      [{ url: 'ftp://example.com/file' }, /^body\.url must be an http or https URL/],
+      [{ url: `${site.url}/`, timeout: 10 }, /^body\.timeout must be an integer from 1000 to 300000/],
+      [
+        { url: `${site.url}/`, headers: { Host: 'example.com' } },
+        /^body\.headers\.Host is refused: Host is set by Quire/,
+      ],
+      [
+        { url: `${site.url}/`, location: { country: 'XX' } },
+        /^body\.location\.country must be an ISO 3166-1 alpha-2/,
+      ],
+      [{ url: `${site.url}/`, formats: ['markdown', 'pdf'] }, /^body\.formats\[1\] must be one of markdown/],
+      [
+        { url: `${site.url}/`, parsers: [{ type: 'pdf', maxPages: 0 }] },
+        /^body\.parsers\[0\]\.maxPages must be an integer/,
+      ],
+      [
+        { url: `${site.url}/`, formats: ['rawHtml'], redactPII: true },
+        /^body\.formats\[0\] rawHtml cannot be combined/,
+      ],
+      [[`${site.url}/`], /^The request body must be a JSON object/],
+    ];
+    for (const [input, message] of cases) {
+      const { status, body } = await scrape(input);
+      assert.equal(status, 400, JSON.stringify(input));
+      assert.equal(body.code, 'BAD_REQUEST', JSON.stringify(body));
+      assert.match(body.error, message);
+    }
+  });
+
+  it('refuses what needs a profile, a cache or a proxy pool by name, not silently', async () => {
+    const formats = await scrape({
+      url: `${site.url}/`,
+      formats: ['markdown', { type: 'branding' }, { type: 'changeTracking' }],
+    });
+    assert.equal(formats.status, 400);
+    assert.equal(formats.body.code, 'SCRAPE_UNSUPPORTED_OPTIONS');
+    assert.match(formats.body.error, /body\.formats\[1\] branding is not available in this Quire build yet/);
+    assert.match(
+      formats.body.error,
+      /body\.formats\[2\] changeTracking is not available in this Quire build yet/,
+    );
+    for (const [input, message] of [
+      [{ profile: { name: 'x' } }, /body\.profile .*fresh browser context/],
+      [{ proxy: 'stealth' }, /body\.proxy "stealth" is not available: .*only "basic" and "auto"/],
+      [{ minAge: 1000 }, /body\.minAge asks for cached data only/],
+      [{ actions: [{ type: 'wait' }] }, /body\.actions\[0\].*milliseconds or selector/],
+      [{ actions: [{ type: 'hover', selector: 'a' }] }, /body\.actions\[0\]/],
+    ] as const) {
+      const { status, body } = await scrape({ url: `${site.url}/`, ...input });
+      assert.equal(status, 400);
+      assert.match(body.error, message);
+    }
+  });
+
+  it('is described in the OpenAPI document, from the schema that validates it', async () => {
+    const res = await fetch(`${server().url}/v2/openapi.json`, {
+      headers: { authorization: `Bearer ${server().key}` },
+    });
+    const doc = (await res.json()) as Record<string, any>;
+    assert.equal(
+      doc.paths['/v2/scrape'].post.requestBody.content['application/json'].schema.$ref,
+      '#/components/schemas/ScrapeRequest',
+    );
+    const schema = doc.components.schemas.ScrapeRequest;
+    assert.deepEqual(schema.required, ['url']);
+    assert.deepEqual(schema.properties.proxy.enum, ['basic', 'auto']);
+    assert.ok(schema.properties.actions);
+    assert.ok(doc.paths['/v2/scrape'].post.responses['403']);
+  });
+
+  it("works through the JS SDK's scrape() unchanged", async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const doc = await client.scrape(`${site.url}/article`, { formats: ['markdown', 'links'] });
+    assert.match(doc.markdown ?? '', /^# How tides are predicted/);
+    assert.equal(doc.metadata?.url, `${site.url}/blog/2024/tides.html`);
+    assert.equal(doc.metadata?.statusCode, 200);
+  });
+
+  it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
+    const py = new PythonSdkClient(server().url, server().key);
+    const reply = await py.post('/v2/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.match(reply.body.data.markdown, /harmonic constituents/);
+  });
+});
+
+describe('scrape over TLS', () => {
+  const tls = selfSigned();
+  const server = useServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
+  const site = tls ? new Site(tls) : undefined;
+  before(async () => {
+    await site?.serve('/page', 'text/html', article('Served over TLS.')).listen();
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  it('skips certificate checks by default (the contract says so), and reports a bad one when asked to check', {
+    skip: !tls && 'openssl is missing',
+  }, async () => {
+    const post = async (body: unknown) => {
+      const res = await fetch(`${server().url}/v2/scrape`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const skipped = await post({ url: `${site!.url}/page` });
+    assert.equal(skipped.status, 200, JSON.stringify(skipped.body));
+    assert.match(skipped.body.data.markdown, /Served over TLS\./);
+    const checked = await post({ url: `${site!.url}/page`, skipTlsVerification: false });
+    assert.equal(checked.status, 500, JSON.stringify(checked.body));
+    assert.equal(checked.body.code, 'SCRAPE_SSL_ERROR');
+    assert.match(checked.body.error, /self-signed certificate/);
+  });
+});
+
+const firstPass = firstPassOnly("the fetcher in the test's process, no server");
+describe('the fetcher and name resolution', firstPass, () => {
+  const site = new Site();
+  before(async () => {
+    await site
+      .on('/echo', (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(req.headers.host))
+      .listen();
+  });
+  after(() => site.close());
+
+  const settings = { headers: {}, acceptLanguage: undefined, skipTlsVerification: true };
+  const context = (policy: NetPolicy, resolveAll: ResolveAll) => ({
+    policy,
+    resolveAll,
+    hold: new UploadBudget(2 ** 30, 2 ** 30).open('team'),
+    signal: new AbortController().signal,
+  });
+  const port = () => new URL(site.url).port;
+
+  it('resolves a name once per hop and connects to that address (node:http does not look it up again)', async () => {
+    let lookups = 0;
+    const resolveAll: ResolveAll = async () => {
+      lookups++;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const page = await fetchUrl(
+      `http://allowed.test:${port()}/echo`,
+      settings,
+      context(new NetPolicy(['allowed.test'], 'a scrape'), resolveAll),
+    );
+    assert.equal(page.status, 200);
+    assert.equal(page.bytes.toString(), `allowed.test:${port()}`);
+    assert.equal(lookups, 1);
+  });
+
+  it('refuses a name with any private address among its records, before connecting', async () => {
+    const resolveAll: ResolveAll = async () => [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ];
+    await assert.rejects(
+      fetchUrl('http://mixed.test/', settings, context(new NetPolicy([], 'a scrape'), resolveAll)),
+      (error: ApiError) =>
+        error.status === 403 &&
+        /mixed\.test resolves to 10\.1\.2\.3, .* which a scrape may not reach/.test(error.message),
+    );
+  });
+
+  it("answers upstream's DNS error when a name does not resolve", async () => {
+    const resolveAll: ResolveAll = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    };
+    await assert.rejects(
+      fetchUrl('http://nowhere.invalid/', settings, context(new NetPolicy([], 'a scrape'), resolveAll)),
+      (error: ApiError) =>
+        error.status === 200 &&
+        error.code === 'SCRAPE_DNS_RESOLUTION_ERROR' &&
+        /nowhere\.invalid/.test(error.message),
+    );
+  });
+});
+
+describe('POST /v2/crawl/params-preview', () => {
+  const site = new Site();
+  let fake: FakeLlm;
+  let server: RunningServer;
+  before(async () => {
+    await site.listen();
+    site
+      .serve(
+        '/sitemap.xml',
+        'application/xml',
+        `<?xml version="1.0"?><urlset><url><loc>${site.url}/blog/tides</loc></url><url><loc>${site.url}/careers/</loc></url></urlset>`,
+      )
+      .serve('/', 'text/html', '<a href="/docs/start">Docs</a> <a href=\'/blog/\'>Blog</a>')
+      .serve('/broken/', 'text/html', '<a href="/fake-fail">x</a>')
+      .serve('/twice/', 'text/html', '<a href="/fake-invalid-once">x</a>');
+    fake = await startFakeLlm();
+    server = await startServer({
+      QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1',
+      QUIRE_LLM_BASE_URL: fake.url,
+      QUIRE_LLM_MODEL: 'fake-model',
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    await fake?.close();
+    await site.close();
+  });
+
+  const preview = async (body: unknown) => {
+    const res = await fetch(`${server.url}/v2/crawl/params-preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+
+  it("asks the model with the site's URLs and the crawl option schema, and answers the options", async () => {
+    const before = fake.requests.length;
+    const { status, body } = await preview({
+      url: `${site.url}/`,
+      prompt: 'only the blog, up to 50 pages',
+      origin: 'x',
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.deepEqual(body, { success: true, data: { url: `${site.url}/` } });
+    const sent = fake.requests[before]!.body;
+    const schema = sent.response_format!.json_schema!.schema as { properties: Record<string, unknown> };
+    assert.deepEqual(Object.keys(schema.properties).slice(0, 4), [
+      'includePaths',
+      'excludePaths',
+      'maxDiscoveryDepth',
+      'limit',
+    ]);
+    const user = sent.messages.find((m) => m.role === 'user')!.content;
+    assert.match(user, /The request: only the blog, up to 50 pages/);
+    const listed = user.split('\n');
+    for (const path of ['/blog/tides', '/careers/', '/docs/start', '/blog/'])
+      assert.ok(listed.includes(`${site.url}${path}`), path);
+  });
+
+  it('sends a wrong answer back once; when the model fails the rules read the prompt, else upstream’s 400', async () => {
+    const asked = fake.requests.length;
+    const retried = await preview({ url: `${site.url}/twice/`, prompt: 'everything' });
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.equal(fake.requests.length - asked, 2, 'the wrong first answer was sent back once');
+    const fallback = await preview({ url: `${site.url}/broken/`, prompt: 'everything' });
+    assert.equal(fallback.status, 200, JSON.stringify(fallback.body));
+    assert.deepEqual(fallback.body.data, { url: `${site.url}/broken/`, crawlEntireDomain: true });
+    assert.match(
+      fallback.body.warning,
+      /^The language model gave no usable options, so Quire's rule-based reader/,
+    );
+    const failed = await preview({ url: `${site.url}/broken/`, prompt: 'hello there' });
+    assert.deepEqual(
+      [failed.status, failed.body],
+      [400, { success: false, error: 'Failed to process natural language prompt. Please try rephrasing.' }],
+    );
+  });
+
+  it('validates the body and refuses private addresses', async () => {
+    const missing = await preview({ url: `${site.url}/` });
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.error, /^Invalid request parameters: body\.prompt is required/);
+    const refused = await preview({ url: `http://127.0.0.2:${new URL(site.url).port}/`, prompt: 'all' });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  });
+
+  it("works through the JS SDK's crawlParamsPreview()", async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const data = await client.crawlParamsPreview(`${site.url}/`, 'only the blog');
+    assert.equal((data as { url?: string }).url, `${site.url}/`);
+  });
+});

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { corpusFile, useServer } from '../helpers/server.ts';
+
+describe('the official Firecrawl SDK, pointed at Quire', () => {
+  const server = useServer();
+
+  it('parses an HTML file with parse()', async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const file = corpusFile('html/docling-table_01.html');
+    const doc = await client.parse(
+      { data: Buffer.from(file.bytes), filename: file.filename, contentType: 'text/html' },
+      { formats: ['markdown', 'html', 'links'] },
+    );
+    assert.match(doc.markdown ?? '', /\|/);
+    assert.match(doc.html ?? '', /<table/);
+    assert.ok(Array.isArray(doc.links));
+    assert.equal(doc.metadata?.sourceURL, file.filename);
+    assert.equal(doc.metadata?.statusCode, 200);
+  });
+
+  it('parses a CSV file', async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const file = corpusFile('csv/docling-csv-comma-in-cell.csv');
+    const doc = await client.parse({ data: Buffer.from(file.bytes), filename: file.filename });
+    assert.match(doc.markdown ?? '', /\| a \| , \| c \| d \|/);
+  });
+
+  it('parses office documents and PDFs, with their metadata', async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const docx = corpusFile('docx/docling-unit_test_headers.docx');
+    const word = await client.parse({ data: Buffer.from(docx.bytes), filename: docx.filename });
+    assert.match(word.markdown ?? '', /^# Test Document$/m);
+    assert.equal(
+      word.metadata?.contentType,
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    );
+    const pdf = corpusFile('pdf/text/mid-test.pdf');
+    const paper = await client.parse(
+      { data: Buffer.from(pdf.bytes), filename: pdf.filename, contentType: 'application/pdf' },
+      { parsers: [{ type: 'pdf', mode: 'fast', maxPages: 1 }] },
+    );
+    assert.match(paper.markdown ?? '', /## 1 Introduction/);
+    assert.equal(paper.metadata?.numPages, 1);
+    const xlsx = corpusFile('xlsx/markitdown-test.xlsx');
+    const sheet = await client.parse({ data: Buffer.from(xlsx.bytes), filename: xlsx.filename });
+    assert.match(sheet.markdown ?? '', /\| Alpha \| Beta \| Gamma \| Delta \|/);
+  });
+
+  it('surfaces Quire errors through the SDK', async () => {
+    const bad = new Firecrawl({ apiKey: 'wrong', apiUrl: server().url });
+    await assert.rejects(
+      bad.parse({ data: Buffer.from('<p>x</p>'), filename: 'a.html' }),
+      /Invalid token|401/,
+    );
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    await assert.rejects(
+      client.parse(
+        { data: Buffer.from('<p>x</p>'), filename: 'a.html' },
+        { parsers: [{ type: 'pdf', maxPages: 0 }] },
+      ),
+      /maxPages must be an integer from 1 to 10000/,
+    );
+  });
+});
