@@ -41,7 +41,10 @@ const passes: Pass[] = [
   {
     name: 'embedded',
     env: {},
-    files: chosen.length > 0 ? chosen : ['test/unit/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    files:
+      chosen.length > 0
+        ? chosen
+        : ['test/unit/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'],
   },
   {
     name: 'cluster',
@@ -88,7 +91,11 @@ function runPass(pass: Pass): Promise<Counts & { code: number }> {
       const counts = readTapCounts(tap);
       // A runner that died without a report failed, whatever it counted.
       const failedRun = code !== 0 || signal !== null;
-      resolve({ ...counts, failed: counts.failed + (failedRun && counts.failed === 0 ? 1 : 0), code: code ?? 1 });
+      resolve({
+        ...counts,
+        failed: counts.failed + (failedRun && counts.failed === 0 ? 1 : 0),
+        code: code ?? 1,
+      });
     });
   });
 }
@@ -99,7 +106,9 @@ for (const pass of passes) {
   if (pass.files.length === 0) continue;
   console.log(`\n# ${pass.name} pass: ${pass.files.join(' ')}\n`);
   const counts = await runPass(pass);
-  console.log(`\n# ${pass.name} pass: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  console.log(
+    `\n# ${pass.name} pass: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+  );
   total.passed += counts.passed;
   total.failed += counts.failed;
   total.skipped += counts.skipped;

@@ -8,7 +8,14 @@ import CFB from 'cfb';
 import pg from 'pg';
 import { embeddedOnly, inClusterPass } from '../helpers/mode.ts';
 import { buildPdf, stream } from '../helpers/pdf.ts';
-import { corpusFile, parse, type RunningServer, repoRoot, startServer, useServer } from '../helpers/server.ts';
+import {
+  corpusFile,
+  parse,
+  type RunningServer,
+  repoRoot,
+  startServer,
+  useServer,
+} from '../helpers/server.ts';
 
 /**
  * README claims that no other test file checked (issue 13), each over HTTP against a real

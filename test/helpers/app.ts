@@ -120,8 +120,12 @@ async function injectFetch(app: App, url: string, init: RequestInit = {}): Promi
   else if (body instanceof Blob) payload = Buffer.from(await body.arrayBuffer());
   else if (body instanceof ArrayBuffer) payload = Buffer.from(body);
   else if (ArrayBuffer.isView(body)) payload = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  else throw new Error(`injectFetch: a body of this kind is not carried: ${Object.prototype.toString.call(body)}`);
-  if (typeof body === 'string' && !('content-type' in headers)) headers['content-type'] = 'text/plain;charset=UTF-8';
+  else
+    throw new Error(
+      `injectFetch: a body of this kind is not carried: ${Object.prototype.toString.call(body)}`,
+    );
+  if (typeof body === 'string' && !('content-type' in headers))
+    headers['content-type'] = 'text/plain;charset=UTF-8';
   const res = await app.server.inject({
     method: (init.method ?? 'GET') as 'GET',
     url,
