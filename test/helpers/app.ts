@@ -52,12 +52,15 @@ function testEnv(dataDir: string, key: string): Record<string, string> {
  * Builds Quire's API in this process (createApp, as `npm start` does, less the listening
  * socket) on the embedded defaults and `env`. The conversion workers are real child processes
  * and read their settings from the environment, so `env` is also set on this process's: one
- * app per test file, which node:test runs in a process of its own.
+ * app at a time (close gives the variables back, so apps in turn may differ), in a test file that
+ * node:test runs in a process of its own.
  */
 export async function startApp(env: Record<string, string> = {}): Promise<InProcessApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-app-'));
   const key = `test-key-${Math.random().toString(36).slice(2)}`;
   const settings = { ...testEnv(dataDir, key), ...env };
+  // Given back on close, so that a later app in the same file does not inherit these settings.
+  const previous = Object.keys(settings).map((name) => [name, process.env[name]] as const);
   Object.assign(process.env, settings);
   let output = '';
   const waiters = new Set<() => void>();
@@ -87,6 +90,10 @@ export async function startApp(env: Record<string, string> = {}): Promise<InProc
     },
     async close() {
       await app.close();
+      for (const [name, value] of previous) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
