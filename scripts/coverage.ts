@@ -64,9 +64,10 @@ const byFolder: Record<string, Lines> = {};
 for (const [file, { lines }] of Object.entries(summary)) {
   if (file === 'total') continue;
   const folder = folderOf(file);
-  const sum = (byFolder[folder] ??= { covered: 0, total: 0 });
+  const sum = byFolder[folder] ?? { covered: 0, total: 0 };
   sum.covered += lines.covered;
   sum.total += lines.total;
+  byFolder[folder] = sum;
 }
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, `${JSON.stringify(byFolder, null, 2)}\n`);
