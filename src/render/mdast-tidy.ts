@@ -80,13 +80,18 @@ function trimEdges(parent: Parent): void {
 /**
  * Moves whitespace and line breaks at the edges of emphasis, strong, strikethrough and link
  * content outside them (`is<b> an</b>` → `is **an**`, where Markdown would otherwise need
- * character references), drops such wrappers when they hold nothing visible, and drops list
- * items with nothing in them (an empty bullet says nothing to a reader).
+ * character references), drops such wrappers when they hold nothing visible, drops list
+ * items with nothing in them (an empty bullet says nothing to a reader), and makes the line
+ * breaks in a heading spaces.
  */
 export function tidyMdast(tree: Root): void {
-  const stack: Array<{ parent: Parent; inside: ReadonlySet<string> }> = [{ parent: tree, inside: new Set() }];
+  const stack: Array<{ parent: Parent; inside: ReadonlySet<string>; inHeading: boolean }> = [
+    { parent: tree, inside: new Set(), inHeading: false },
+  ];
   while (stack.length > 0) {
-    const { parent, inside } = stack.pop()!;
+    const entry = stack.pop()!;
+    const { parent, inside } = entry;
+    const inHeading = entry.inHeading || parent.type === 'heading';
     let children = parent.children as RootContent[];
     if (parent.type === 'list') {
       children = children.filter((c) => !(c.type === 'listItem' && c.checked == null && isEmpty(c)));
@@ -119,6 +124,11 @@ export function tidyMdast(tree: Root): void {
           : [c],
       );
     }
+    if (inHeading && children.some((c) => c.type === 'break')) {
+      // A heading is one ATX line: with a break in it the serializer would write a setext
+      // heading for levels 1 and 2 (and a space for the others).
+      children = mergeTexts(children.map((c) => (c.type === 'break' ? { type: 'text', value: ' ' } : c)));
+    }
     parent.children = children as typeof parent.children;
     if (parent.type === 'paragraph' || parent.type === 'heading' || parent.type === 'tableCell') {
       parent.children = mergeTexts(parent.children) as typeof parent.children;
@@ -132,7 +142,7 @@ export function tidyMdast(tree: Root): void {
     for (const child of parent.children as RootContent[]) {
       if (!('children' in child)) continue;
       const nested = NESTABLE.has(child.type) && !inside.has(child.type);
-      stack.push({ parent: child, inside: nested ? new Set([...inside, child.type]) : inside });
+      stack.push({ parent: child, inside: nested ? new Set([...inside, child.type]) : inside, inHeading });
     }
   }
 }
