@@ -280,24 +280,21 @@ const img: Handler = (c, el, _inner, out) => {
 
 /** Checkboxes and radio buttons (task lists); other form fields show nothing once static. */
 const input: Handler = (_c, el, _inner, out) => {
-  const { type, disabled, checked, value, placeholder } = el.properties;
-  const lower = str(type).toLowerCase();
-  if ((lower !== 'checkbox' && lower !== 'radio') || disabled) return;
-  if (type === 'checkbox' || type === 'radio') out.push({ type: 'text', value: checked ? '[x]' : '[ ]' });
-  else {
-    const text = collapse(value || placeholder);
-    if (text) out.push({ type: 'text', value: text });
-  }
+  if (!isToggle(el) || el.properties.disabled) return;
+  out.push({ type: 'text', value: el.properties.checked ? '[x]' : '[ ]' });
 };
+
+/** A checkbox or radio button (`type` is case-insensitive, as in HTML). */
+function isToggle(el: Element): boolean {
+  const type = str(el.properties.type).toLowerCase();
+  return type === 'checkbox' || type === 'radio';
+}
 
 /** A list item's leading checkbox (directly, or first in its first paragraph). */
 function leadingCheckbox(el: Element): Element | undefined {
   const head = el.children.find((child) => child.type !== 'text' || !/^[ \t\n\f\r]*$/.test(child.value));
   if (head?.type !== 'element') return undefined;
-  if (head.tagName === 'input') {
-    const type = head.properties.type;
-    return type === 'checkbox' || type === 'radio' ? head : undefined;
-  }
+  if (head.tagName === 'input') return isToggle(head) ? head : undefined;
   return head.tagName === 'p' ? leadingCheckbox(head) : undefined;
 }
 
