@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { corpusFile, parse, useServer } from '../helpers/server.ts';
+import { type ConvertFile, convert } from '../helpers/convert.ts';
+import { corpusFile } from '../helpers/server.ts';
 
 const wikipedia = corpusFile('html/markitdown-test_wikipedia.html');
 
@@ -26,21 +27,18 @@ const page = `<!doctype html><html lang="fr"><head>
   </main>
   <footer>Footer text</footer></body></html>`;
 const pageBytes = Buffer.from(page, 'latin1');
+const demo = { bytes: pageBytes, filename: 'demo.html' };
 
-describe('HTML uploads', () => {
-  const server = useServer();
+/** HTML uploads through the converter in this process; the envelope over HTTP: test/http/parse-uploads. */
+describe('HTML conversion', () => {
+  const call = async (options: unknown, file: ConvertFile = demo): Promise<Record<string, any>> =>
+    convert(file, options);
 
-  const call = (
-    options: unknown,
-    file: { bytes: Uint8Array | string; filename: string } = { bytes: pageBytes, filename: 'demo.html' },
-  ) => parse(server(), { file, options });
-
-  it('returns the envelope with Markdown by default', async () => {
-    const { status, body } = await call(undefined);
-    assert.equal(status, 200);
-    assert.equal(body.success, true);
-    assert.deepEqual(Object.keys(body.data).sort(), ['markdown', 'metadata']);
-    const md: string = body.data.markdown;
+  it('gives Markdown by default, and only Markdown', async () => {
+    // `usage` is the conversion's bookkeeping, which the worker takes out of the answer.
+    const { usage, ...data } = await call(undefined);
+    assert.deepEqual(Object.keys(data).sort(), ['markdown', 'metadata']);
+    const md: string = data.markdown;
     assert.match(md, /^# Café résumé$/m, 'decoded from the declared windows-1252');
     assert.match(
       md,
@@ -59,8 +57,7 @@ describe('HTML uploads', () => {
   });
 
   it('fills metadata from the page and the upload', async () => {
-    const { body } = await call(undefined);
-    const m = body.data.metadata;
+    const m = (await call(undefined)).metadata;
     assert.equal(m.title, 'Page démo');
     assert.equal(m.description, 'Une page de test');
     assert.equal(m.language, 'fr');
@@ -71,31 +68,30 @@ describe('HTML uploads', () => {
     assert.equal(m.url, 'https://uploads.quire.invalid/demo.html');
     assert.equal(m.statusCode, 200);
     assert.match(m.contentType, /^text\/html/);
-    assert.equal(m.concurrencyLimited, false);
   });
 
   it('onlyMainContent drops navigation, header, footer and ads; false keeps them', async () => {
-    const main = (await call({})).body.data.markdown;
+    const main = (await call({})).markdown;
     for (const gone of ['Site header', 'Footer text', 'Buy now', 'Home'])
       assert.ok(!main.includes(gone), gone);
-    const whole = (await call({ onlyMainContent: false })).body.data.markdown;
+    const whole = (await call({ onlyMainContent: false })).markdown;
     for (const kept of ['Site header', 'Footer text', 'Buy now', 'Kept paragraph'])
       assert.ok(whole.includes(kept), kept);
   });
 
   it('keeps main content on a real page and leaves the chrome out', async () => {
-    const { body } = await call({ formats: ['markdown', 'links'] }, wikipedia);
-    const md: string = body.data.markdown;
+    const data = await call({ formats: ['markdown', 'links'] }, wikipedia);
+    const md: string = data.markdown;
     assert.match(md, /Microsoft entered the operating system \(OS\) business in 1980/);
     assert.match(
       md,
       /Microsoft was founded by \[Bill Gates\]\(https:\/\/en\.wikipedia\.org\/wiki\/Bill_Gates/,
     );
     for (const gone of ['You are encouraged to create an account', '154 languages', 'move to sidebar'])
-      assert.ok(!md.includes(gone));
-    assert.equal(body.data.metadata.title, 'Microsoft - Wikipedia');
-    assert.ok(body.data.links.includes('https://en.wikipedia.org/wiki/Bill_Gates'));
-    assert.ok(body.data.links.every((l: string) => /^(https?|mailto):/.test(l)));
+      assert.ok(!md.includes(gone), gone);
+    assert.equal(data.metadata.title, 'Microsoft - Wikipedia');
+    assert.ok(data.links.includes('https://en.wikipedia.org/wiki/Bill_Gates'));
+    assert.ok(data.links.every((l: string) => /^(https?|mailto):/.test(l)));
   });
 
   it('falls back to the whole page when main-content removal leaves nothing', async () => {
@@ -103,39 +99,37 @@ describe('HTML uploads', () => {
       bytes: '<html><body><div class="sidebar"><p>Only text here</p></div></body></html>',
       filename: 'side.html',
     };
-    const { body } = await call({}, file);
-    assert.match(body.data.markdown, /Only text here/);
+    assert.match((await call({}, file)).markdown, /Only text here/);
   });
 
   it('includeTags keeps only the matches; excludeTags removes them', async () => {
-    const only = (await call({ includeTags: ['table', 'p.keep'] })).body.data.markdown;
+    const only = (await call({ includeTags: ['table', 'p.keep'] })).markdown;
     assert.match(only, /Kept paragraph/);
     assert.match(only, /\| Name/);
     assert.doesNotMatch(only, /Café résumé|the guide/);
-    const without = (await call({ excludeTags: ['table', '.keep'] })).body.data.markdown;
+    const without = (await call({ excludeTags: ['table', '.keep'] })).markdown;
     assert.doesNotMatch(without, /Kept paragraph|\| Name/);
     assert.match(without, /the guide/);
   });
 
   it('html is cleaned, rawHtml is untouched, links and images (inline ones too) are listed', async () => {
-    const { body } = await call({
+    const d = await call({
       formats: ['html', 'rawHtml', 'links', 'images'],
       removeBase64Images: true,
     });
-    const d = body.data;
     assert.equal(d.markdown, undefined);
     assert.doesNotMatch(d.html, /<script|<style|<head|<meta/);
     assert.match(d.html, /href="https:\/\/example\.org\/docs\/guide\.html"/);
-    assert.equal(d.rawHtml, Buffer.from(page, 'latin1').toString('latin1'));
+    assert.equal(d.rawHtml, page);
     assert.deepEqual(d.links, ['https://example.org/docs/guide.html', 'https://other.example/x']);
     // removeBase64Images changes the Markdown only, as upstream.
     assert.deepEqual(d.images, ['https://example.org/docs/large.png', 'data:image/png;base64,iVBORw0KGgo=']);
   });
 
   it('removeBase64Images false keeps data images', async () => {
-    const { body } = await call({ formats: ['markdown', 'images'], removeBase64Images: false });
-    assert.match(body.data.markdown, /!\[inline pic\]\(data:image\/png;base64,iVBORw0KGgo=\)/);
-    assert.ok(body.data.images.includes('data:image/png;base64,iVBORw0KGgo='));
+    const data = await call({ formats: ['markdown', 'images'], removeBase64Images: false });
+    assert.match(data.markdown, /!\[inline pic\]\(data:image\/png;base64,iVBORw0KGgo=\)/);
+    assert.ok(data.images.includes('data:image/png;base64,iVBORw0KGgo='));
   });
 
   it('splits inline elements and headings around the blocks they hold, so no two blocks join', async () => {
@@ -150,12 +144,12 @@ describe('HTML uploads', () => {
       <h2>Title<ul><li>item</li></ul></h2>
       <h3>A <span>x<h3>B</h3>y</span> C</h3>
       ${nested}</main></body>`;
-    const { status, body } = await call(
-      { formats: ['markdown'], onlyMainContent: false },
-      { bytes: html, filename: 'blocks-inside.html' },
-    );
-    assert.equal(status, 200);
-    const md: string = body.data.markdown;
+    const md: string = (
+      await call(
+        { formats: ['markdown'], onlyMainContent: false },
+        { bytes: html, filename: 'blocks-inside.html' },
+      )
+    ).markdown;
     assert.match(md, /^\*\*bold\*\*\n\n\*\*in div\*\*\n\n\*\*tail\*\*$/m);
     assert.match(md, /^\*one\*\n\n\*two\*$/m);
     assert.match(md, /^## Title\n\n- item$/m);

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { corpusDir, corpusFile, parse, useServer } from '../helpers/server.ts';
+import { convert } from '../helpers/convert.ts';
+import { corpusDir, corpusFile } from '../helpers/server.ts';
 import { zip } from '../helpers/zip.ts';
 
 /**
@@ -45,14 +46,13 @@ function epub(
   ]);
 }
 
-/** Real documents from the shared corpus, through HTTP, asserting on what they say. */
+/** Real documents from the shared corpus, converted in this process, asserting on what they say. */
 describe('word-processing documents', () => {
-  const server = useServer({ QUIRE_WORKERS: '2' });
-
-  async function markdownOf(file: string, options: Record<string, unknown> = {}) {
-    const { status, body } = await parse(server(), { file: corpusFile(file), options });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
-    return body.data;
+  async function markdownOf(
+    file: string,
+    options: Record<string, unknown> = {},
+  ): Promise<Record<string, any>> {
+    return convert(corpusFile(file), options);
   }
 
   describe('DOCX and DOCM', () => {
@@ -250,17 +250,16 @@ describe('word-processing documents', () => {
           { path: 'images/blue.jpg', mediaType: 'image/jpeg', data: blue },
         ],
       );
-      const { status, body } = await parse(server(), {
-        file: { bytes: book, filename: 'pictures.epub' },
-        options: { formats: ['markdown', 'images'] },
-      });
-      assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
+      const data = await convert(
+        { bytes: book, filename: 'pictures.epub' },
+        { formats: ['markdown', 'images'] },
+      );
       // Each picture once, in reading order, as the bytes the book holds under its own type.
-      assert.deepEqual(body.data.images, [
+      assert.deepEqual(data.images, [
         `data:image/png;base64,${red.toString('base64')}`,
         `data:image/jpeg;base64,${blue.toString('base64')}`,
       ]);
-      const md: string = body.data.markdown;
+      const md = data.markdown ?? '';
       const shown = [...md.matchAll(/!\[([^\]]*)\]\(<Base64-Image-Removed>\)/g)].map((m) => m[1]);
       assert.deepEqual(shown, ['A red square', 'A blue square', 'The red square again']);
       assert.ok(md.indexOf('Before the picture.') < md.indexOf('![A red square]'));

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { convert } from '../helpers/convert.ts';
 import { para, R, run, W, wordPackage, wordTypes } from '../helpers/docx.ts';
-import { corpusFile, parse, useServer } from '../helpers/server.ts';
+import { corpusFile } from '../helpers/server.ts';
 import { zip } from '../helpers/zip.ts';
 
 /**
  * README claims about the document model ("Documents (everything but HTML) come out as one
- * tree"), over HTTP. Corpus files where the corpus has the case; where it has none (no DOCX
+ * tree"), converted in this process. Corpus files where the corpus has the case; where it has none (no DOCX
  * with check boxes, a nested table, endnotes or comments, no DOCX or ODT with its title,
  * subject, description and keywords filled in, no ODT with a formula: unzip and grep over
  * docx/, odt/), a small package written here, whose XML says what the output must hold. Each
@@ -165,12 +166,8 @@ function featuresOdt(): Buffer {
 }
 
 describe('documents: one model, whatever the format', () => {
-  const server = useServer({ QUIRE_WORKERS: '2' });
-
-  async function dataOf(file: { bytes: Uint8Array; filename: string }) {
-    const { status, body } = await parse(server(), { file });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
-    return body.data;
+  async function dataOf(file: { bytes: Uint8Array; filename: string }): Promise<Record<string, any>> {
+    return convert(file);
   }
 
   describe('DOCX (built: the corpus has none of these)', () => {

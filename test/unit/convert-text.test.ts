@@ -2,28 +2,29 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { useApp } from '../helpers/app.ts';
-import { corpusDir, corpusFile, parse } from '../helpers/server.ts';
+import { type ConvertFile, convert } from '../helpers/convert.ts';
+import { corpusDir, corpusFile } from '../helpers/server.ts';
 
 /**
- * Text uploads that are not CSV: each kind decided by its name, or by its content when it has
- * none, and rendered as what it is (README, "Text files").
+ * Text uploads that are not CSV, through the converter in this process: each kind decided by
+ * its name, or by its content when it has none, and rendered as what it is (README, "Text
+ * files").
  */
-describe('text uploads', () => {
-  const server = useApp();
+describe('text conversion', () => {
+  const dataOf = async (file: ConvertFile, options?: unknown): Promise<Record<string, any>> =>
+    convert(file, options);
 
   it('plain text: paragraphs, its lines kept, markup characters escaped, never a table', async () => {
     // LibreOffice's text export of a Word file: a real .txt, with bullets and numbered lines.
     const file = corpusFile('doc/tika-testWORD_various.doc.expected.txt');
-    const { status, body } = await parse(server(), { file, options: { formats: ['markdown', 'html'] } });
-    assert.equal(status, 200, JSON.stringify(body));
-    assert.equal(body.data.metadata.contentType, 'text/plain');
-    const md: string = body.data.markdown;
+    const data = await dataOf(file, { formats: ['markdown', 'html'] });
+    assert.equal(data.metadata.contentType, 'text/plain');
+    const md: string = data.markdown;
     assert.doesNotMatch(md, /^\|/m, 'not a table');
     // "Here is a numbered list:" and its items stay on their own lines.
     assert.match(md, /Here is a numbered list:\\?\n\s*1\\?\) Number bullet 1\\?\n\s*2\\?\) Number bullet 2/);
     assert.match(md, /• Bullet 1\\?\n\s*• Bullet 2/);
-    assert.match(body.data.html, /Here is a list:<br>• Bullet 1<br>/);
+    assert.match(data.html, /Here is a list:<br>• Bullet 1<br>/);
   });
 
   it('plain text: wrapped prose runs on, and a line starting with # or - is text, not markup', async () => {
@@ -36,9 +37,7 @@ describe('text uploads', () => {
       '- see the minutes',
       '',
     ].join('\n');
-    const { status, body } = await parse(server(), { file: { bytes: text, filename: 'minutes.txt' } });
-    assert.equal(status, 200, JSON.stringify(body));
-    const md: string = body.data.markdown;
+    const md: string = (await dataOf({ bytes: text, filename: 'minutes.txt' })).markdown;
     assert.match(
       md,
       /building, and after a long discussion agreed .* keeps the reading room on the ground floor\./,
@@ -53,19 +52,15 @@ describe('text uploads', () => {
     const file = corpusFile('SOURCES.md');
     const source = fs.readFileSync(path.join(corpusDir, 'SOURCES.md'), 'utf8');
     const rows = source.split('\n').filter((l) => /^\| `/.test(l)).length;
-    const { status, body } = await parse(server(), {
-      file,
-      options: { formats: ['markdown', 'html', 'links'] },
-    });
-    assert.equal(status, 200, JSON.stringify(body));
-    assert.equal(body.data.metadata.contentType, 'text/markdown');
-    assert.equal(body.data.metadata.title, 'DEV corpus sources');
-    const md: string = body.data.markdown;
+    const data = await dataOf(file, { formats: ['markdown', 'html', 'links'] });
+    assert.equal(data.metadata.contentType, 'text/markdown');
+    assert.equal(data.metadata.title, 'DEV corpus sources');
+    const md: string = data.markdown;
     assert.match(md, /^# DEV corpus sources$/m);
     // The table survives as a table, with a row per source row.
     assert.equal(md.split('\n').filter((l) => /^\| `/.test(l)).length, rows);
-    assert.match(body.data.html, /<table>/);
-    assert.match(body.data.html, /<code>docx\/docling-Transitional\.docx<\/code>/);
+    assert.match(data.html, /<table>/);
+    assert.match(data.html, /<code>docx\/docling-Transitional\.docx<\/code>/);
   });
 
   it('Markdown: front matter, task items, footnotes, links made absolute, scripts dropped', async () => {
@@ -87,13 +82,9 @@ describe('text uploads', () => {
       '[^1]: Written by the docs team.',
       '',
     ].join('\n');
-    const { status, body } = await parse(server(), {
-      file: { bytes: text, filename: 'NOTES.md' },
-      options: { formats: ['markdown', 'links'] },
-    });
-    assert.equal(status, 200, JSON.stringify(body));
-    const md: string = body.data.markdown;
-    assert.equal(body.data.metadata.title, 'Release notes');
+    const data = await dataOf({ bytes: text, filename: 'NOTES.md' }, { formats: ['markdown', 'links'] });
+    const md: string = data.markdown;
+    assert.equal(data.metadata.title, 'Release notes');
     assert.match(md, /^```yaml\ntitle: "Release notes"\n```$/m);
     assert.match(md, /^# Setext heading$/m);
     assert.match(md, /^- \[x\] shipped$/m);
@@ -102,7 +93,7 @@ describe('text uploads', () => {
     assert.match(md, /^\[\^1\]: Written by the docs team\.$/m);
     assert.match(md, /inline \*\*HTML\*\*/);
     assert.doesNotMatch(md, /alert/);
-    assert.deepEqual(body.data.links, ['https://uploads.quire.invalid/docs/guide.md']);
+    assert.deepEqual(data.links, ['https://uploads.quire.invalid/docs/guide.md']);
   });
 
   it('JSON and XML: one fenced code block each, the source untouched', async () => {
@@ -111,16 +102,14 @@ describe('text uploads', () => {
       path.join(corpusDir, 'html/markitdown-test_blog.html.vectors.json'),
       'utf8',
     );
-    const json = await parse(server(), { file });
-    assert.equal(json.status, 200, JSON.stringify(json.body));
-    assert.equal(json.body.data.metadata.contentType, 'application/json');
-    assert.equal(json.body.data.markdown, `\`\`\`json\n${source.trim()}\n\`\`\``);
+    const json = await dataOf(file);
+    assert.equal(json.metadata.contentType, 'application/json');
+    assert.equal(json.markdown, `\`\`\`json\n${source.trim()}\n\`\`\``);
 
     const xml = '<?xml version="1.0"?>\n<feed><entry id="1">Q&amp;A</entry></feed>\n';
-    const res = await parse(server(), { file: { bytes: xml, filename: 'feed.xml' } });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.body.data.metadata.contentType, 'application/xml');
-    assert.equal(res.body.data.markdown, `\`\`\`xml\n${xml.trim()}\n\`\`\``);
+    const feed = await dataOf({ bytes: xml, filename: 'feed.xml' });
+    assert.equal(feed.metadata.contentType, 'application/xml');
+    assert.equal(feed.markdown, `\`\`\`xml\n${xml.trim()}\n\`\`\``);
   });
 
   it('an unnamed upload is judged by its content: JSON, XML, a table, or plain text', async () => {
@@ -141,21 +130,15 @@ describe('text uploads', () => {
     ];
     for (const [text, contentType, markdown] of cases) {
       // text/plain is what clients send for any text, so it decides nothing.
-      const { status, body } = await parse(server(), {
-        file: { bytes: text, filename: 'upload', type: 'text/plain' },
-      });
-      assert.equal(status, 200, JSON.stringify(body));
-      assert.equal(body.data.metadata.contentType, contentType, text);
-      assert.match(body.data.markdown, markdown);
+      const data = await dataOf({ bytes: text, filename: 'upload', contentType: 'text/plain' });
+      assert.equal(data.metadata.contentType, contentType, text);
+      assert.match(data.markdown, markdown);
     }
   });
 
   it('binary bytes never become text: a text name on binary bytes is refused', async () => {
     const binary = Uint8Array.from({ length: 2048 }, (_, i) => (i * 73 + 11) % 256);
-    for (const filename of ['data.csv', 'notes.txt', 'upload']) {
-      const { status, body } = await parse(server(), { file: { bytes: binary, filename } });
-      assert.equal(status, 400, `${filename}: ${JSON.stringify(body)}`);
-      assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
-    }
+    for (const filename of ['data.csv', 'notes.txt', 'upload'])
+      await assert.rejects(convert({ bytes: binary, filename }), { code: 'UNSUPPORTED_FILE_TYPE' }, filename);
   });
 });

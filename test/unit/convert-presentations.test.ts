@@ -2,20 +2,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import CFB from 'cfb';
+import { convert } from '../helpers/convert.ts';
+import { editedPpt, lockedPpt } from '../helpers/ppt.ts';
 import { reference, tableRows } from '../helpers/references.ts';
-import { corpusFile, parse, useServer } from '../helpers/server.ts';
+import { corpusFile } from '../helpers/server.ts';
 import { zip } from '../helpers/zip.ts';
-
-/** The corpus deck with one of its streams replaced by `edit`'s result. */
-function editedPpt(stream: string, edit: (bytes: Buffer) => void): Uint8Array {
-  const ole = CFB.read(Buffer.from(corpusFile('ppt/poi-basic_test_ppt_file.ppt').bytes), { type: 'buffer' });
-  const bytes = Buffer.from(CFB.find(ole, stream)!.content as Uint8Array);
-  edit(bytes);
-  CFB.utils.cfb_del(ole, stream);
-  CFB.utils.cfb_add(ole, `/${stream}`, bytes);
-  return CFB.write(ole, { type: 'buffer' }) as Uint8Array;
-}
 
 const P = 'http://schemas.openxmlformats.org/presentationml/2006/main';
 const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
@@ -60,18 +51,13 @@ function linkedPictureDeck(pictureUrl: string): Buffer {
   ]);
 }
 
-/** Real slide decks from the shared corpus, through HTTP, asserting on what they say. */
+/** Real slide decks from the shared corpus, converted in this process, asserting on what they say. */
 describe('presentations', () => {
-  const server = useServer({ QUIRE_WORKERS: '2' });
-
   async function dataOf(
     file: string | { bytes: Uint8Array; filename: string },
     options: Record<string, unknown> = {},
-  ) {
-    const upload = typeof file === 'string' ? corpusFile(file) : file;
-    const { status, body } = await parse(server(), { file: upload, options });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
-    return body.data;
+  ): Promise<Record<string, any>> {
+    return convert(typeof file === 'string' ? corpusFile(file) : file, options);
   }
 
   it('PPTX: slides in order with titles, tables, nested shapes and pictures', async () => {
@@ -183,12 +169,10 @@ describe('presentations', () => {
   });
 
   it('PPT: a password-protected deck is refused with ENCRYPTED_DOCUMENT', async () => {
-    // The Current User stream's header token says the document stream is encrypted.
-    const bytes = editedPpt('Current User', (stream) => stream.writeUInt32LE(0xf3d1c4df, 12));
-    const { status, body } = await parse(server(), { file: { bytes, filename: 'locked.ppt' } });
-    assert.equal(status, 400, JSON.stringify(body));
-    assert.equal(body.code, 'ENCRYPTED_DOCUMENT');
-    assert.match(body.error, /password-protected/);
+    await assert.rejects(convert({ bytes: lockedPpt(), filename: 'locked.ppt' }), {
+      code: 'ENCRYPTED_DOCUMENT',
+      message: /password-protected/,
+    });
   });
 
   it('PPT: a record claiming more bytes than the stream holds costs a warning, not the deck', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
-import { parse, useServer } from '../helpers/server.ts';
+import { convert } from '../helpers/convert.ts';
 
 /**
  * Excel 2.x, 3.0 and 4.0 worksheets (BIFF2, BIFF3, BIFF4), written here record by record as
@@ -86,12 +86,8 @@ const stockMarkdown = [
 ].join('\n');
 
 describe('Excel 2.x-4.0 worksheets (BIFF2, BIFF3, BIFF4: records without an OLE container)', () => {
-  const server = useServer();
-
-  async function parsed(bytes: Uint8Array, filename: string) {
-    const { status, body } = await parse(server(), { file: { bytes, filename } });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
-    return body.data;
+  async function parsed(bytes: Uint8Array, filename: string): Promise<Record<string, any>> {
+    return convert({ bytes, filename });
   }
 
   for (const biff of [2, 3, 4] as const) {
@@ -130,18 +126,12 @@ describe('Excel 2.x-4.0 worksheets (BIFF2, BIFF3, BIFF4: records without an OLE 
   });
 
   it('refuses a password-protected one (FILEPASS) and bytes that only start like one', async () => {
-    const locked = await parse(server(), {
-      file: { bytes: worksheet(4, stock, [record(0x002f, u16(0x1234, 0x5678))]), filename: 'locked.xls' },
-    });
-    assert.equal(locked.status, 400);
-    assert.equal(locked.body.code, 'ENCRYPTED_DOCUMENT');
+    const locked = worksheet(4, stock, [record(0x002f, u16(0x1234, 0x5678))]);
+    await assert.rejects(convert({ bytes: locked, filename: 'locked.xls' }), { code: 'ENCRYPTED_DOCUMENT' });
     // A BIFF4 BOF type with the wrong record size, and one naming no sheet type Excel writes.
     for (const bof of [record(0x0409, u16(0, 0x0010)), record(0x0409, u16(0, 0x7777, 0))]) {
-      const junk = await parse(server(), {
-        file: { bytes: Buffer.concat([bof, Buffer.alloc(64)]), filename: 'junk.xls' },
-      });
-      assert.equal(junk.status, 400);
-      assert.equal(junk.body.code, 'UNSUPPORTED_FILE_TYPE');
+      const junk = Buffer.concat([bof, Buffer.alloc(64)]);
+      await assert.rejects(convert({ bytes: junk, filename: 'junk.xls' }), { code: 'UNSUPPORTED_FILE_TYPE' });
     }
   });
 });
