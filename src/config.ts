@@ -33,6 +33,9 @@ export const configSchema = z.object({
     'quire',
     'Prefix of every Redis key Quire uses, so that several clusters (or test runs) can share one Redis.',
   ),
+  QUIRE_CLUSTER_STALLED_CHECK_MS: intVar(limits.clusterStalledCheckMs, 100, 600_000).describe(
+    "Cluster mode: how often each worker looks for jobs whose worker died (BullMQ's stalled-job check, a few Redis calls each time). A dead worker's job runs again once its 15 s claim has lapsed and two checks have seen it unclaimed.",
+  ),
   QUIRE_ROLE: z
     .enum(['all', 'api', 'worker'])
     .default('all')

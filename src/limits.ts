@@ -136,12 +136,13 @@ export const limits = {
   /**
    * Cluster mode: how long a worker's claim on a job lasts without renewal (BullMQ renews it
    * every half of this while the worker lives). When a worker dies mid-conversion its job is
-   * taken up again at most this plus clusterStalledCheckMs later: 15 s keeps that well within
+   * taken up again at most this plus two stalled-job checks (QUIRE_CLUSTER_STALLED_CHECK_MS,
+   * default clusterStalledCheckMs) later: 15 s keeps that well within
    * the default 30 s timeout, and a live worker, whose conversions run in child processes and
    * never block its event loop, renews in milliseconds even on a loaded machine.
    */
   clusterJobLockMs: 15_000,
-  /** How often workers look for jobs whose worker died (BullMQ's stalled-job check). */
+  /** The default of QUIRE_CLUSTER_STALLED_CHECK_MS: how often workers look for jobs whose worker died. */
   clusterStalledCheckMs: 5_000,
   /**
    * How long a worker's answer waits in Redis for the API process that asked for it, which

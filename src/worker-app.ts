@@ -30,6 +30,7 @@ export function startClusterWorker(
     pool,
     workers: config.QUIRE_WORKERS,
     log,
+    stalledCheckMs: config.QUIRE_CLUSTER_STALLED_CHECK_MS,
   });
 }
 

@@ -239,6 +239,8 @@ export interface ClusterWorkerSettings extends ClusterSettings {
   pool: ConversionPool;
   workers: number;
   log: QueueLogger;
+  /** How often this worker looks for jobs whose worker died (QUIRE_CLUSTER_STALLED_CHECK_MS). */
+  stalledCheckMs: number;
 }
 
 /**
@@ -263,7 +265,7 @@ export class ClusterWorker {
       prefix: settings.prefix,
       concurrency: settings.workers,
       lockDuration: limits.clusterJobLockMs,
-      stalledInterval: limits.clusterStalledCheckMs,
+      stalledInterval: settings.stalledCheckMs,
       maxStalledCount: 1,
       autorun: false,
     });

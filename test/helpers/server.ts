@@ -138,6 +138,12 @@ export interface RunningCluster {
   addApi(env?: Record<string, string>): Promise<RunningServer>;
   /** The Redis keys under the cluster's prefix matching `pattern` (after the prefix and its colon). */
   redisKeys(pattern: string): Promise<string[]>;
+  /**
+   * Ends a dead worker's claim on conversion `jobId` now, as its lapse would 15 s later (the
+   * claim is a Redis key with that expiry, renewed only by a live worker): the test moves that
+   * clock rather than waiting for it. Resolves to whether there was a claim to end.
+   */
+  lapseClaim(jobId: string): Promise<boolean>;
   /** Stops the API process, then the workers (the exit codes in that order), and drops the cluster's data. */
   stop(signal?: NodeJS.Signals): Promise<(number | null)[]>;
 }
@@ -198,6 +204,10 @@ export async function startCluster(
     addApi,
     async redisKeys(pattern) {
       return redis.keys(`${prefix}:${pattern}`);
+    },
+    async lapseClaim(jobId) {
+      // BullMQ's lock key for a job of the `conversions` queue (src/pipeline/redis-queue.ts).
+      return (await redis.del(`${prefix}:conversions:${jobId}:lock`)) === 1;
     },
     async stop(signal) {
       const codes = [await api.stop(signal)];
@@ -342,7 +352,7 @@ export function useServer(env: Record<string, string> = {}): () => RunningServer
  * The environment that points the `quire` CLI (keys, teams, audit) at `server`'s store: its data
  * folder, and in the cluster pass its PostgreSQL database, where a cluster keeps keys and teams.
  */
-export function storeEnv(server: RunningServer): Record<string, string> {
+export function storeEnv(server: Pick<RunningServer, 'dataDir' | 'databaseUrl'>): Record<string, string> {
   return {
     QUIRE_DATA_DIR: server.dataDir,
     ...(server.databaseUrl ? { QUIRE_DATABASE_URL: server.databaseUrl } : {}),
