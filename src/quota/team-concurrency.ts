@@ -38,12 +38,20 @@ export function teamQueueFull({ concurrency, queueDepth }: TeamLimits): ApiError
   );
 }
 
-/** A lease asked for at `started` (performance.now()); its release runs `free` once, however often it is called. */
-export function slotLease(limited: boolean, started: number, free: () => void): SlotLease {
+/**
+ * A lease asked for at `started` and given at `now` (both performance.now() unless a test's clock);
+ * its release runs `free` once, however often it is called.
+ */
+export function slotLease(
+  limited: boolean,
+  started: number,
+  free: () => void,
+  now: number = performance.now(),
+): SlotLease {
   let released = false;
   return {
     limited,
-    waitedMs: Math.round(performance.now() - started),
+    waitedMs: Math.round(now - started),
     release: () => {
       if (released) return;
       released = true;
@@ -63,14 +71,19 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
   /** Each team's limit as its latest request found it, for waking its waiters. */
   private readonly limits = new Map<string, number>();
   private readonly limitsOf: (team: string) => Promise<TeamLimits>;
+  private readonly now: () => number;
 
-  /** `limitsOf`: the team's own limits (its settings, read through their cache). */
-  constructor(limitsOf: (team: string) => Promise<TeamLimits>) {
+  /**
+   * `limitsOf`: the team's own limits (its settings, read through their cache). `now`: the clock
+   * a lease's wait is measured on, injected so that tests move it.
+   */
+  constructor(limitsOf: (team: string) => Promise<TeamLimits>, now: () => number = () => performance.now()) {
     this.limitsOf = limitsOf;
+    this.now = now;
   }
 
   async acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease> {
-    const started = performance.now();
+    const started = this.now();
     const teamLimits = await this.limitsOf(team);
     this.limits.set(team, teamLimits.concurrency);
     let limited = false;
@@ -83,10 +96,15 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
       // wakeNext counts the slot as it hands it over, so no request arriving meanwhile takes it.
       await this.wait(team, signal);
     } else this.running.set(team, (this.running.get(team) ?? 0) + 1);
-    return slotLease(limited, started, () => {
-      this.running.set(team, (this.running.get(team) ?? 1) - 1);
-      this.wakeNext(team);
-    });
+    return slotLease(
+      limited,
+      started,
+      () => {
+        this.running.set(team, (this.running.get(team) ?? 1) - 1);
+        this.wakeNext(team);
+      },
+      this.now(),
+    );
   }
 
   private wait(team: string, signal: AbortSignal): Promise<void> {

@@ -34,14 +34,17 @@ export class TeamSettingsCache {
   private readonly entries = new Map<string, { until: number; settings: Promise<EffectiveSettings> }>();
   private readonly store: Store;
   private readonly defaults: SettingsDefaults;
+  private readonly now: () => number;
 
-  constructor(store: Store, defaults: SettingsDefaults) {
+  /** `now`: milliseconds from a fixed origin, injected so that tests move the cache's clock. */
+  constructor(store: Store, defaults: SettingsDefaults, now: () => number = () => performance.now()) {
     this.store = store;
     this.defaults = defaults;
+    this.now = now;
   }
 
   get(team: string): Promise<EffectiveSettings> {
-    const now = performance.now();
+    const now = this.now();
     const cached = this.entries.get(team);
     if (cached && cached.until > now) return cached.settings;
     // Concurrent requests of one team share a single read; a failed read is not kept.

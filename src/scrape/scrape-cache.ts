@@ -144,13 +144,21 @@ export class ScrapeCache {
   private readonly store: Store;
   readonly capBytes: number;
   private readonly sweeper: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
 
-  constructor(store: Store, capBytes: number, onSweepError: (error: unknown) => void) {
+  /** `now`: epoch milliseconds, injected so that tests move the entries' lifetimes. */
+  constructor(
+    store: Store,
+    capBytes: number,
+    onSweepError: (error: unknown) => void,
+    now: () => number = () => Date.now(),
+  ) {
     this.store = store;
     this.capBytes = capBytes;
+    this.now = now;
     if (capBytes > 0) {
       this.sweeper = setInterval(
-        () => void this.store.purgeScrapeCache(new Date().toISOString()).catch(onSweepError),
+        () => void this.store.purgeScrapeCache(new Date(this.now()).toISOString()).catch(onSweepError),
         limits.scrapeCacheSweepMs,
       );
       this.sweeper.unref();
@@ -164,7 +172,7 @@ export class ScrapeCache {
   /** The newest answer under the plan's key no older than its maxAge, rewritten for this request. */
   async get(plan: CachePlan, sourceURL: string): Promise<CacheHit | undefined> {
     if (!this.enabled || plan.maxAge === 0) return undefined;
-    const now = Date.now();
+    const now = this.now();
     const oldest = now - Math.min(plan.maxAge, limits.scrapeCacheRetentionMs);
     const found = await this.store.getScrapeCache(
       plan.key,
@@ -200,7 +208,7 @@ export class ScrapeCache {
     if (!this.enabled || !plan.write) return false;
     const packed = await compress(body, brotliParams);
     if (packed.length > this.capBytes / 2) return false;
-    const now = Date.now();
+    const now = this.now();
     const life = holdsCaptureUrls
       ? limits.screenshotTtlMs - limits.scrapeCacheCaptureMarginMs
       : limits.scrapeCacheRetentionMs;
