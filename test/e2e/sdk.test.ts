@@ -48,6 +48,35 @@ describe('the official Firecrawl SDK, pointed at Quire', () => {
     assert.match(sheet.markdown ?? '', /\| Alpha \| Beta \| Gamma \| Delta \|/);
   });
 
+  it("reads a PDF's pages, page markers and blocks through the SDK", async () => {
+    // A three-page report with a ruled table on page 2 (test/unit/convert-pdf-pages.test.ts
+    // asserts what each field holds; here, that the SDK sends the options and reads the fields).
+    const marker = /\n\n---\n\n<!-- page (\d+) -->\n\n/g;
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const file = corpusFile('pdf/tables/icdar-us-022.pdf');
+    const doc = await client.parse(
+      { data: Buffer.from(file.bytes), filename: file.filename, contentType: 'application/pdf' },
+      { formats: ['markdown'], parsers: [{ type: 'pdf', pages: true, blocks: true, pageMarkers: true }] },
+    );
+    const md = doc.markdown ?? '';
+    assert.deepEqual(
+      [...md.matchAll(marker)].map((m) => m[1]),
+      ['2', '3'],
+    );
+    assert.deepEqual(
+      doc.pages?.map((p) => p.pageNumber),
+      [1, 2, 3],
+    );
+    // Each page's Markdown is what stands between the markers.
+    assert.deepEqual(
+      md.split(marker).filter((_, i) => i % 2 === 0),
+      doc.pages?.map((p) => p.markdown),
+    );
+    const table = doc.blocks?.[1]?.items.find((b) => b.type === 'table');
+    assert.ok(table?.markdownSpan);
+    assert.match(md.slice(...table.markdownSpan), /^\| District Totals/);
+  });
+
   it('surfaces Quire errors through the SDK', async () => {
     const bad = new Firecrawl({ apiKey: 'wrong', apiUrl: server().url });
     await assert.rejects(

@@ -1,8 +1,9 @@
+import '../helpers/pdf-threads.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
+import { convert } from '../helpers/convert.ts';
 import { buildPdf, stream } from '../helpers/pdf.ts';
-import { parse, useServer } from '../helpers/server.ts';
 
 /**
  * A document made of unrelated parts, as a concatenation of PDFs is: each part has fonts of
@@ -103,13 +104,10 @@ function textPages(parts: number, perPart: number): MixPage[] {
   });
 }
 
+/** The PDF converter in the test's process, on a document of unrelated parts. */
 describe('PDF made of unrelated documents', () => {
-  const server = useServer({ QUIRE_WORKERS: '1' });
-
-  async function call(bytes: Uint8Array, options: Record<string, unknown>) {
-    const { status, body } = await parse(server(), { file: { bytes, filename: 'mix.pdf' }, options });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
-    return body.data;
+  function call(bytes: Uint8Array, options: Record<string, unknown>) {
+    return convert({ bytes, filename: 'mix.pdf' }, options);
   }
 
   it('reads a long mix in fast mode whole and in order, each part with its own fonts resolved', async () => {
@@ -117,7 +115,8 @@ describe('PDF made of unrelated documents', () => {
     const pages = textPages(6, 12);
     const data = await call(mixedPdf(pages, 6), { parsers: [{ type: 'pdf', mode: 'fast' }] });
     assert.equal(data.metadata.numPages, 72);
-    const md: string = data.markdown;
+    assert.equal(data.warning, undefined);
+    const md = data.markdown!;
     let at = -1;
     for (const [i, page] of pages.entries()) {
       const { heading, line, bold } = page.text!;
@@ -140,10 +139,11 @@ describe('PDF made of unrelated documents', () => {
     const bytes = mixedPdf(pages, 2);
     const data = await call(bytes, { parsers: [{ type: 'pdf', mode: 'auto', blocks: true }] });
     assert.equal(data.metadata.numPages, 5);
-    const md: string = data.markdown;
+    assert.deepEqual(data.usage, { pages: 5, ocrPages: 1 });
+    const md = data.markdown!;
     assert.match(md, /northern warehouse/i);
     for (const page of pages) if (page.text) assert.ok(md.includes(page.text.line), page.text.line);
-    const sources = (data.blocks as { pageNumber: number; items: { source: string }[] }[]).map((p) => [
+    const sources = data.blocks!.map((p) => [
       p.pageNumber,
       [...new Set(p.items.map((item) => item.source))].join(),
     ]);
@@ -156,8 +156,9 @@ describe('PDF made of unrelated documents', () => {
     ]);
     // Fast mode reads the same text pages and leaves the scan alone.
     const fast = await call(bytes, { parsers: [{ type: 'pdf', mode: 'fast' }] });
-    assert.doesNotMatch(fast.markdown, /warehouse/i);
-    for (const page of pages) if (page.text) assert.ok(fast.markdown.includes(page.text.line));
+    assert.doesNotMatch(fast.markdown!, /warehouse/i);
+    assert.deepEqual(fast.usage, { pages: 5, ocrPages: 0 });
+    for (const page of pages) if (page.text) assert.ok(fast.markdown!.includes(page.text.line));
   });
 
   it("reads a scan's text layer as prose in every mode, not as code for its Courier", async () => {
@@ -172,8 +173,8 @@ describe('PDF made of unrelated documents', () => {
       const data = await call(bytes, { parsers: [{ type: 'pdf', mode }] });
       // The page's image is where it is drawn, without being decoded: fast mode sees the
       // scan under the Courier too.
-      assert.doesNotMatch(data.markdown, /```|^ {4}/m, mode);
-      assert.match(data.markdown, /northern warehouse was counted by hand/, mode);
+      assert.doesNotMatch(data.markdown!, /```|^ {4}/m, mode);
+      assert.match(data.markdown!, /northern warehouse was counted by hand/, mode);
       assert.equal(data.metadata.numPages, 1);
     }
   });

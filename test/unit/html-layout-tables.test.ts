@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parse, useServer } from '../helpers/server.ts';
+import { convert } from '../helpers/convert.ts';
 
 const prose = (topic: string) =>
   `<p>This paragraph about ${topic} is running prose, with commas, clauses and full sentences, long enough to read as the body of a page, and it goes on for a while so that nobody takes it for a label.</p>`;
 
-/** Web pages' tables over HTTP: layout tables unwrapped without gluing words, data tables kept (issue 16). */
+/**
+ * Web pages' tables through the HTML converter in the test's process: layout tables unwrapped
+ * without gluing words, data tables kept (issue 16).
+ */
 describe('tables on web pages: layout or data', () => {
-  const server = useServer();
-
   async function markdownOf(html: string, options: Record<string, unknown> = { onlyMainContent: false }) {
-    const { status, body } = await parse(server(), { file: { bytes: html, filename: 'page.html' }, options });
-    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
-    return body.data.markdown as string;
+    return (await convert({ bytes: html, filename: 'page.html' }, options)).markdown!;
   }
   const lines = (markdown: string) => markdown.split('\n').filter((line) => line.trim() !== '');
 
