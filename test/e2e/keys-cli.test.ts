@@ -1,69 +1,55 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { promisify } from 'node:util';
+import { cliOn } from '../helpers/cli.ts';
 import { embeddedOnly, firstPassOnly } from '../helpers/mode.ts';
-import { parse, repoRoot, startServer, storeEnv } from '../helpers/server.ts';
-
-const run = promisify(execFile);
+import { parse, storeEnv, useServer } from '../helpers/server.ts';
 
 const cliAlone = firstPassOnly('the CLI on a SQLite data folder, with no server: the same in both passes');
 const sqliteFile = embeddedOnly(
   'the SQLite file in the data folder; a cluster keeps its store in PostgreSQL',
 );
 
+/**
+ * API keys made at a server's first start and with the CLI. One server for the file, started as
+ * `npm start` starts it (what it prints on an empty store is the subject) with no key configured.
+ */
 describe('API keys', () => {
+  const server = useServer({ QUIRE_API_KEYS: '', QUIRE_WORKERS: '1' });
+  const file = { bytes: '<p>x</p>', filename: 'a.html' };
+  /** The key the first start printed. */
+  const firstKey = () => {
+    const printed = /First API key for team "default".*\n\n\s+(qk_\S+)/.exec(server().output());
+    assert.ok(printed, server().output());
+    return printed[1]!;
+  };
+
   it('first start of an empty store creates and prints one key that works', async () => {
-    const server = await startServer({ QUIRE_API_KEYS: '' });
-    try {
-      const printed = /First API key for team "default".*\n\n\s+(qk_\S+)/.exec(server.output());
-      assert.ok(printed, server.output());
-      const { status } = await parse(server, {
-        file: { bytes: '<p>x</p>', filename: 'a.html' },
-        key: printed[1]!,
-      });
-      assert.equal(status, 200);
-    } finally {
-      await server.stop();
-    }
+    const { status } = await parse(server(), { file, key: firstKey() });
+    assert.equal(status, 200);
   });
 
   it('the CLI creates, lists and revokes keys in the store the server reads', async () => {
-    const server = await startServer();
-    const env = { ...process.env, ...storeEnv(server) };
-    const cli = (...args: string[]) =>
-      run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
-    try {
-      const created = await cli('keys', 'create', '--team', 'acme', '--label', 'ci');
-      const key = created.stdout.trim();
-      assert.match(key, /^qk_[\w-]{43}$/);
-      const file = { bytes: '<p>x</p>', filename: 'a.html' };
-      assert.equal((await parse(server, { file, key })).status, 200);
+    const cli = cliOn(storeEnv(server()));
+    const key = (await cli('keys', 'create', '--team', 'acme', '--label', 'ci')).trim();
+    assert.match(key, /^qk_[\w-]{43}$/);
+    assert.equal((await parse(server(), { file, key })).status, 200);
 
-      const listed = await cli('keys', 'list', '--team', 'acme');
-      assert.match(listed.stdout, /team=acme {2}active/);
-      assert.ok(!listed.stdout.includes(key), 'the list never shows the whole key');
-      const id = listed.stdout.split(/\s+/)[0]!;
+    const listed = await cli('keys', 'list', '--team', 'acme');
+    assert.match(listed, /team=acme {2}active/);
+    assert.ok(!listed.includes(key), 'the list never shows the whole key');
+    const id = listed.split(/\s+/)[0]!;
 
-      assert.match((await cli('keys', 'revoke', id)).stdout, /revoked 1 key/);
-      assert.equal((await parse(server, { file, key })).status, 401);
-      assert.match((await cli('keys', 'list')).stdout, /revoked 20/);
-    } finally {
-      await server.stop();
-    }
+    assert.match(await cli('keys', 'revoke', id), /revoked 1 key/);
+    assert.equal((await parse(server(), { file, key })).status, 401);
+    assert.match(await cli('keys', 'list'), /revoked 20/);
   });
 
   it('stores only hashes of keys', cliAlone, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
-    const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
-    const { stdout } = await run(
-      process.execPath,
-      [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create'],
-      { env },
-    );
+    const stdout = await cliOn({ QUIRE_DATA_DIR: dataDir })('keys', 'create');
     const db = fs.readFileSync(path.join(dataDir, 'quire.db'));
     const wal = fs.existsSync(path.join(dataDir, 'quire.db-wal'))
       ? fs.readFileSync(path.join(dataDir, 'quire.db-wal'))
@@ -77,19 +63,17 @@ describe('API keys', () => {
     cliAlone,
     async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-keys-'));
-      const env = { ...process.env, QUIRE_DATA_DIR: dataDir };
-      const cli = (...args: string[]) =>
-        run(process.execPath, [path.join(repoRoot, 'src/cli/quire.ts'), ...args], { env });
+      const cli = cliOn({ QUIRE_DATA_DIR: dataDir });
       try {
         await cli('keys', 'create', '--team', 'a');
         await cli('keys', 'create', '--team', 'b');
-        const lines = (await cli('keys', 'list')).stdout.trim().split('\n');
+        const lines = (await cli('keys', 'list')).trim().split('\n');
         const [firstId, firstPrefix] = lines[0]!.split(/\s+/);
         const secondId = lines[1]!.split(/\s+/)[0]!;
         assert.match(firstPrefix!, /^qk_\S+…$/);
-        assert.match((await cli('keys', 'revoke', firstPrefix!)).stdout, /revoked 1 key/);
-        assert.match((await cli('keys', 'revoke', secondId.slice(0, 8))).stdout, /revoked 1 key/);
-        const after = (await cli('keys', 'list')).stdout;
+        assert.match(await cli('keys', 'revoke', firstPrefix!), /revoked 1 key/);
+        assert.match(await cli('keys', 'revoke', secondId.slice(0, 8)), /revoked 1 key/);
+        const after = await cli('keys', 'list');
         assert.match(after, new RegExp(`${firstId}.*revoked`));
         assert.match(after, new RegExp(`${secondId}.*revoked`));
         // Too short to name one key: refused, nothing revoked.
@@ -101,18 +85,13 @@ describe('API keys', () => {
   );
 
   it('keeps the store readable by its owner only', sqliteFile, async () => {
-    const server = await startServer();
-    try {
-      // The server has written to the store (its WAL exists once the first write is done).
-      assert.equal((await parse(server, { file: { bytes: '<p>x</p>', filename: 'a.html' } })).status, 200);
-      for (const name of ['quire.db', 'quire.db-wal', 'quire.db-shm']) {
-        const file = path.join(server.dataDir, name);
-        if (!fs.existsSync(file)) continue;
-        assert.equal(fs.statSync(file).mode & 0o777, 0o600, name);
-      }
-      assert.equal(fs.statSync(path.join(server.dataDir, 'quire.db')).mode & 0o777, 0o600);
-    } finally {
-      await server.stop();
+    // The server has written to the store (its WAL exists once the first write is done).
+    assert.equal((await parse(server(), { file, key: firstKey() })).status, 200);
+    for (const name of ['quire.db', 'quire.db-wal', 'quire.db-shm']) {
+      const stored = path.join(server().dataDir, name);
+      if (!fs.existsSync(stored)) continue;
+      assert.equal(fs.statSync(stored).mode & 0o777, 0o600, name);
     }
+    assert.equal(fs.statSync(path.join(server().dataDir, 'quire.db')).mode & 0o777, 0o600);
   });
 });
