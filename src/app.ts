@@ -12,6 +12,7 @@ import { RedisTeamConcurrency } from './quota/redis-team-concurrency.ts';
 import { InProcessTeamConcurrency, type TeamConcurrency } from './quota/team-concurrency.ts';
 import { TeamSettingsCache } from './quota/team-settings.ts';
 import { UploadBudget } from './quota/upload-budget.ts';
+import type { SessionTimers } from './sessions/session-clock.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
 import { PostgresStore } from './store/postgres-store.ts';
@@ -34,7 +35,14 @@ export interface App {
  */
 export async function createApp(
   config: Config,
-  { logStream }: { logStream?: NodeJS.WritableStream } = {},
+  {
+    logStream,
+    sessionTimers,
+  }: {
+    logStream?: NodeJS.WritableStream;
+    /** The clock sessions run on; a test passes one it moves. */
+    sessionTimers?: SessionTimers;
+  } = {},
 ): Promise<App> {
   const store: Store = config.QUIRE_DATABASE_URL
     ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
@@ -72,7 +80,12 @@ export async function createApp(
   // Limits a cluster's API processes share: team concurrency and rate, counted in Redis.
   const redis = config.QUIRE_REDIS_URL ? new Redis(config.QUIRE_REDIS_URL) : undefined;
   // In a cluster, nodes find each other's sessions through Redis (sessions/cluster-nodes.ts).
-  const sessions = new SessionService(store, config, redis && { redis, prefix: config.QUIRE_REDIS_PREFIX });
+  const sessions = new SessionService(
+    store,
+    config,
+    redis && { redis, prefix: config.QUIRE_REDIS_PREFIX },
+    sessionTimers,
+  );
   const concurrency: TeamConcurrency = redis
     ? await RedisTeamConcurrency.open(redis, config.QUIRE_REDIS_PREFIX, teamLimits)
     : new InProcessTeamConcurrency(teamLimits);

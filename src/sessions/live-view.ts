@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { limits } from '../limits.ts';
 import type { CdpClient, CdpEvent } from './cdp-client.ts';
 import { keepAlive } from './cdp-relay.ts';
+import { realTimers, type SessionTimers } from './session-clock.ts';
 
 const modifiers = z.number().int().min(0).max(15).default(0);
 const coordinate = z.number().finite().min(-100_000).max(100_000);
@@ -65,11 +66,14 @@ export class LiveView {
   private followed: { targetId: string; sessionId: string } | undefined;
   private switching: Promise<void> = Promise.resolve();
   private lastFrame: string | undefined;
-  private activityTimer: NodeJS.Timeout | undefined;
+  private readonly timers: SessionTimers;
+  private stopActivity: (() => void) | undefined;
 
-  constructor(cdp: CdpClient, onActivity: () => void) {
+  /** `timers`: the session's clock, on which a viewer's keep-alive counts. */
+  constructor(cdp: CdpClient, onActivity: () => void, timers: SessionTimers = realTimers) {
     this.cdp = cdp;
     this.onActivity = onActivity;
+    this.timers = timers;
     cdp.on('event', (event: CdpEvent) => this.onEvent(event));
   }
 
@@ -88,7 +92,7 @@ export class LiveView {
     if (this.viewers.size === 1) {
       this.follow(this.newestPage());
       // An open viewer keeps the session alive, as someone is watching it.
-      this.activityTimer = setInterval(this.onActivity, limits.activityFlushMs);
+      this.stopActivity = this.timers.every(limits.activityFlushMs, this.onActivity);
       this.onActivity();
     }
     socket.on('message', (data, isBinary) => {
@@ -101,7 +105,7 @@ export class LiveView {
     socket.once('close', () => {
       this.viewers.delete(viewer);
       if (this.viewers.size === 0) {
-        clearInterval(this.activityTimer);
+        this.stopActivity?.();
         this.follow(undefined);
       }
     });
@@ -109,7 +113,7 @@ export class LiveView {
 
   /** Tell every viewer the session ended and close their sockets. */
   end(reason: string): void {
-    clearInterval(this.activityTimer);
+    this.stopActivity?.();
     for (const { socket } of this.viewers) {
       send(socket, { type: 'ended', reason });
       socket.close(1000, 'session ended');

@@ -1,6 +1,32 @@
 import { limits } from '../limits.ts';
 import type { SessionRecord } from '../store/store.ts';
 
+/**
+ * The time and timers sessions run on: the real ones, or a clock a test moves (so that a ttl or
+ * an activityTtl can run out without the test waiting for it).
+ */
+export interface SessionTimers {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Runs `fn` once, `ms` from now; the function returned cancels it. */
+  after(ms: number, fn: () => void): () => void;
+  /** Runs `fn` every `ms`; the function returned stops it. */
+  every(ms: number, fn: () => void): () => void;
+}
+
+/** The process's own clock and timers, looked up when called (so node:test's mock.timers applies). */
+export const realTimers: SessionTimers = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  },
+  every(ms, fn) {
+    const timer = setInterval(fn, ms);
+    return () => clearInterval(timer);
+  },
+};
+
 export interface ClockHooks {
   /** The session's time is up, for the reason given. */
   expire(reason: string): void;
@@ -17,14 +43,16 @@ export interface ClockHooks {
 export class SessionClock {
   private readonly record: SessionRecord;
   private readonly hooks: ClockHooks;
+  private readonly timers: SessionTimers;
   private lastActivityMs: number;
-  private expiryTimer: NodeJS.Timeout | undefined;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private cancelExpiry: (() => void) | undefined;
+  private cancelFlush: (() => void) | undefined;
   private stopped = false;
 
-  constructor(record: SessionRecord, hooks: ClockHooks) {
+  constructor(record: SessionRecord, hooks: ClockHooks, timers: SessionTimers = realTimers) {
     this.record = record;
     this.hooks = hooks;
+    this.timers = timers;
     this.lastActivityMs = Date.parse(record.lastActivity);
   }
 
@@ -34,29 +62,26 @@ export class SessionClock {
     const { expiresAt, ttlS, activityTtlS } = this.record;
     const expires = Date.parse(expiresAt);
     const idle = () => this.lastActivityMs + activityTtlS * 1000;
-    this.expiryTimer = setTimeout(
-      () => {
-        const now = Date.now();
-        if (now >= expires) this.hooks.expire(`its ttl of ${ttlS} s ran out`);
-        else if (now >= idle()) this.hooks.expire(`no activity for ${activityTtlS} s (activityTtl)`);
-        else this.start();
-      },
-      Math.max(0, Math.min(expires, idle()) - Date.now()),
-    );
+    this.cancelExpiry = this.timers.after(Math.max(0, Math.min(expires, idle()) - this.timers.now()), () => {
+      const now = this.timers.now();
+      if (now >= expires) this.hooks.expire(`its ttl of ${ttlS} s ran out`);
+      else if (now >= idle()) this.hooks.expire(`no activity for ${activityTtlS} s (activityTtl)`);
+      else this.start();
+    });
   }
 
   touch(): void {
-    this.lastActivityMs = Date.now();
+    this.lastActivityMs = this.timers.now();
     this.record.lastActivity = new Date(this.lastActivityMs).toISOString();
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = undefined;
+    this.cancelFlush ??= this.timers.after(limits.activityFlushMs, () => {
+      this.cancelFlush = undefined;
       if (!this.stopped) this.hooks.flush();
-    }, limits.activityFlushMs);
+    });
   }
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.expiryTimer);
-    clearTimeout(this.flushTimer);
+    this.cancelExpiry?.();
+    this.cancelFlush?.();
   }
 }

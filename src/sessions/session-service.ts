@@ -25,7 +25,7 @@ import { NetPolicy } from './net-policy.ts';
 import { ForwardAuth, HOP_HEADER, pipeUpgrade } from './node-forward.ts';
 import { Profiles } from './profiles.ts';
 import { hostCgroups, ResourceWatchdog } from './resource-watchdog.ts';
-import { SessionClock } from './session-clock.ts';
+import { realTimers, SessionClock, type SessionTimers } from './session-clock.ts';
 import { matchToken, SessionTokens, type TokenScope, UUID, uuidv7 } from './tokens.ts';
 
 export interface Logger {
@@ -148,14 +148,22 @@ export class SessionService {
   /** In a cluster (Redis): the registry of the nodes that hold sessions, and their trust. */
   private readonly nodes: ClusterNodes | undefined;
   private readonly forwarding: ForwardAuth | undefined;
+  /** The clock sessions' times (created, expires, last activity, closed) and timeouts run on. */
+  private readonly timers: SessionTimers;
 
   /**
    * Logs go to the HTTP server's logger, handed over by useLogger once it exists. `cluster`: the
    * cluster's Redis, where this node registers so that requests for its sessions reach it.
    */
-  constructor(store: Store, config: Config, cluster?: { redis: Redis; prefix: string }) {
+  constructor(
+    store: Store,
+    config: Config,
+    cluster?: { redis: Redis; prefix: string },
+    timers: SessionTimers = realTimers,
+  ) {
     this.store = store;
     this.config = config;
+    this.timers = timers;
     this.admission = new Admission(config);
     this.watchdog = new ResourceWatchdog({
       memoryMb: config.QUIRE_SESSION_MEMORY_MB,
@@ -287,7 +295,7 @@ export class SessionService {
   /** Record the session (the store decides the profile's one writer) and hold it. */
   private async register(team: string, input: CreateInput): Promise<Held> {
     const id = uuidv7();
-    const now = new Date();
+    const now = new Date(this.timers.now());
     const record: SessionRecord = {
       id,
       team,
@@ -325,13 +333,17 @@ export class SessionService {
       browser: undefined,
       cdp: undefined,
       live: undefined,
-      clock: new SessionClock(record, {
-        expire: (reason) => void this.end(held, reason),
-        flush: () =>
-          this.store
-            .touchSession(id, record.lastActivity)
-            .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded')),
-      }),
+      clock: new SessionClock(
+        record,
+        {
+          expire: (reason) => void this.end(held, reason),
+          flush: () =>
+            this.store
+              .touchSession(id, record.lastActivity)
+              .catch((err: unknown) => this.log.error({ err }, 'session activity not recorded')),
+        },
+        this.timers,
+      ),
       sockets: new Set(),
       executions: new Set(),
       unwatch: () => {},
@@ -388,7 +400,7 @@ export class SessionService {
     const cdp = await CdpClient.open(browser.pipe);
     held.cdp = cdp;
     cdp.on('event', (event: CdpEvent) => this.watchTabs(held, event));
-    held.live = new LiveView(cdp, () => held.clock.touch());
+    held.live = new LiveView(cdp, () => held.clock.touch(), this.timers);
     await held.live.start();
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: scope.downloadsDir });
   }
@@ -457,7 +469,7 @@ export class SessionService {
       await fs.promises.rm(held.dir, { recursive: true, force: true }).catch(() => {});
       try {
         await this.store.touchSession(record.id, record.lastActivity);
-        await this.store.markSessionDestroyed(record.id, new Date().toISOString(), closeReason);
+        await this.store.markSessionDestroyed(record.id, this.isoNow(), closeReason);
       } catch (err) {
         this.log.error({ err, sessionId: record.id }, 'session end not recorded');
       }
@@ -465,6 +477,10 @@ export class SessionService {
       this.log.info({ sessionId: record.id, reason: closeReason }, 'session destroyed');
     })();
     return held.ending;
+  }
+
+  private isoNow(): string {
+    return new Date(this.timers.now()).toISOString();
   }
 
   /** End every session (server shutdown) and stop the proxy. */
@@ -646,7 +662,7 @@ export class SessionService {
       if (held) await this.end(held, 'deleted by the caller');
       // Held by a node that cannot be reached (or not at all): marked here; a node that holds it
       // after all ends its browser at its next heartbeat.
-      else await this.store.markSessionDestroyed(id, new Date().toISOString(), 'deleted by the caller');
+      else await this.store.markSessionDestroyed(id, this.isoNow(), 'deleted by the caller');
     }
     const final = (await this.store.getSession(id))!;
     return { sessionDurationMs: Math.max(0, Date.parse(final.closedAt!) - Date.parse(final.createdAt)) };

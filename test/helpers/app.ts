@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { SessionTimers } from '../../src/sessions/session-clock.ts';
 
 /**
  * What a test sends requests to: a key that opens it, and `fetch` with a path ('/v2/parse'),
@@ -55,7 +56,10 @@ function testEnv(dataDir: string, key: string): Record<string, string> {
  * app at a time (close gives the variables back, so apps in turn may differ), in a test file that
  * node:test runs in a process of its own.
  */
-export async function startApp(env: Record<string, string> = {}): Promise<InProcessApp> {
+export async function startApp(
+  env: Record<string, string> = {},
+  { sessionTimers }: { sessionTimers?: SessionTimers } = {},
+): Promise<InProcessApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-app-'));
   const key = `test-key-${Math.random().toString(36).slice(2)}`;
   const settings = { ...testEnv(dataDir, key), ...env };
@@ -69,7 +73,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<InProc
     output += chunk.toString();
     for (const check of waiters) check();
   });
-  const app = await createApp(loadConfig(process.env), { logStream });
+  const app = await createApp(loadConfig(process.env), { logStream, sessionTimers });
   return {
     app,
     key,
