@@ -77,9 +77,12 @@ export class ClusterNodes {
   /** Settles once this node's address is in the registry: sessions are created only then. */
   readonly published: Promise<void>;
   private log: Logger = { info() {}, warn() {}, error() {} };
+  /** This process's monotonic clock, in ms (a test passes one it moves). */
+  private readonly now: () => number;
 
-  constructor(redis: Redis, prefix: string, nodeId: string, keyId: string) {
+  constructor(redis: Redis, prefix: string, nodeId: string, keyId: string, now = () => performance.now()) {
     this.redis = redis;
+    this.now = now;
     this.prefix = prefix;
     this.nodeId = nodeId;
     this.entry = { url: null, instance: randomUUID(), keyId, beat: 0 };
@@ -184,7 +187,7 @@ export class ClusterNodes {
       return [];
     }
     const entries = await this.redis.mget(others.map((id) => this.key(id)));
-    const now = performance.now();
+    const now = this.now();
     const lost: string[] = [];
     for (const [i, id] of others.entries()) {
       if (entries[i] !== null) {
