@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parse, useServer } from '../helpers/server.ts';
+import { useApp } from '../helpers/app.ts';
+import { parse } from '../helpers/server.ts';
 
 const page = { bytes: '<html><body><h1>Title</h1><p>Body text.</p></body></html>', filename: 'page.html' };
 
 describe('POST /v2/parse request validation', () => {
-  const server = useServer();
+  const server = useApp();
 
   async function expect400(options: unknown, code: string, message: RegExp) {
     const { status, body } = await parse(server(), { file: page, options });
@@ -19,36 +20,45 @@ describe('POST /v2/parse request validation', () => {
     it('refuses a request without a file part', async () => {
       const { status, body } = await parse(server(), { options: {} });
       assert.equal(status, 400);
+      assert.equal(body.success, false);
       assert.equal(body.code, 'BAD_REQUEST');
       assert.match(body.error, /Missing file upload.*'file'.*'options'/);
     });
 
     it('refuses a JSON body', async () => {
-      const res = await fetch(`${server().url}/v2/parse`, {
+      const res = await server().fetch('/v2/parse', {
         method: 'POST',
         headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: 'x' }),
       });
       assert.equal(res.status, 400);
-      assert.match(((await res.json()) as any).error, /Missing file upload/);
+      const body = (await res.json()) as Record<string, any>;
+      assert.equal(body.success, false);
+      assert.equal(body.code, 'BAD_REQUEST');
+      assert.match(body.error, /Missing file upload/);
     });
 
     it('names an unexpected field', async () => {
       const form = new FormData();
       form.append('upload', new Blob(['<p>x</p>']), 'a.html');
-      const res = await fetch(`${server().url}/v2/parse`, {
+      const res = await server().fetch('/v2/parse', {
         method: 'POST',
         body: form,
         headers: { authorization: `Bearer ${server().key}` },
       });
       assert.equal(res.status, 400);
-      assert.match(((await res.json()) as any).error, /Unexpected field 'upload'/);
+      const body = (await res.json()) as Record<string, any>;
+      assert.equal(body.success, false);
+      assert.equal(body.code, 'BAD_REQUEST');
+      assert.match(body.error, /Unexpected field 'upload'/);
     });
 
     it('refuses an empty file', async () => {
       const { status, body } = await parse(server(), { file: { bytes: '', filename: 'a.html' } });
       assert.equal(status, 400);
-      assert.match(body.error, /empty/);
+      assert.equal(body.success, false);
+      assert.equal(body.code, 'BAD_REQUEST');
+      assert.equal(body.error, "The uploaded 'file' is empty.");
     });
 
     it('accepts options as a JSON part as well as a text field', async () => {
@@ -185,10 +195,28 @@ describe('POST /v2/parse request validation', () => {
       await expect400({ headers: { a: 1 } }, 'BAD_REQUEST', /options\.headers/);
     });
     it('lists every failing field at once, with zod issues as details', async () => {
-      const { body } = await parse(server(), { file: page, options: { timeout: 5, onlyMainContent: 3 } });
+      const { status, body } = await parse(server(), {
+        file: page,
+        options: { timeout: 5, onlyMainContent: 3 },
+      });
+      assert.equal(status, 400);
+      assert.equal(body.code, 'BAD_REQUEST');
       assert.match(body.error, /options\.timeout/);
       assert.match(body.error, /options\.onlyMainContent/);
       assert.ok(Array.isArray(body.details) && body.details.length === 2);
+    });
+    it('refuses rawHtml with redactPII, naming both, and an empty entities list', async () => {
+      // rawHtml is the upload's source as it came, which redaction cannot rewrite (README, PII redaction).
+      await expect400(
+        { formats: ['markdown', 'rawHtml'], redactPII: true },
+        'BAD_REQUEST',
+        /options\.formats\[1\] rawHtml cannot be combined with options\.redactPII/,
+      );
+      await expect400(
+        { redactPII: { entities: [] } },
+        'BAD_REQUEST',
+        /options\.redactPII\.entities must name at least one/,
+      );
     });
     it('accepts every documented field and shorthand', async () => {
       const { status, body } = await parse(server(), {
@@ -268,6 +296,7 @@ describe('POST /v2/parse request validation', () => {
       const junk = Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) % 256);
       const { status, body } = await parse(server(), { file: { bytes: junk, filename: 'blob' } });
       assert.equal(status, 400);
+      assert.equal(body.success, false);
       assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
       assert.match(body.error, /"blob" is not a supported file type/);
       assert.match(body.error, /\.html, \.htm, \.xhtml.*\.csv.*\.txt.*\.md.*\.json.*\.xml/);
@@ -288,7 +317,7 @@ describe('POST /v2/parse request validation', () => {
     it('refuses a .docx whose bytes are junk', async () => {
       const junk = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
       const { status, body } = await parse(server(), { file: { bytes: junk, filename: 'report.docx' } });
-      assert.equal(status, 400);
+      assert.equal(status, 400, JSON.stringify(body));
       assert.equal(body.code, 'UNSUPPORTED_FILE_TYPE');
       assert.match(body.error, /Word \(DOCX\)/);
     });

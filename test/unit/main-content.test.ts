@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import zlib from 'node:zlib';
-import { corpusDir, corpusFile, parse, useServer } from '../helpers/server.ts';
+import { type ConvertFile, convert } from '../helpers/convert.ts';
+import { corpusDir, corpusFile } from '../helpers/server.ts';
 
 /** Words only, lower-cased: Markdown syntax and escapes do not hide a snippet. */
 const words = (s: string) =>
@@ -221,12 +222,15 @@ const spannedLinkGuide = `<!doctype html><html><head><title>Tipping guide</title
   <div id="cookie-law-info-bar"><span>We use cookies on our website to give you the most relevant experience by remembering your preferences and repeat visits.</span></div>
   </div></body></html>`;
 
+/**
+ * The main-content extractor (README, Main content) on HTML pages through the conversion pipeline,
+ * in the test's process: `onlyMainContent` is on by default, as for an upload.
+ */
 describe('onlyMainContent on real pages', () => {
-  const server = useServer();
-  const markdownOf = async (file: { bytes: Uint8Array | string; filename: string }, options?: unknown) => {
-    const { status, body } = await parse(server(), { file, options });
-    assert.equal(status, 200, JSON.stringify(body));
-    return body.data.markdown as string;
+  const markdownOf = async (file: ConvertFile, options?: unknown) => {
+    const { markdown } = await convert(file, options);
+    assert.equal(typeof markdown, 'string');
+    return markdown!;
   };
   /** A page of the main-content corpus passes all its must-include and must-not-include snippets. */
   const passesCorpusPage = async (name: string) =>
@@ -281,7 +285,12 @@ describe('onlyMainContent on real pages', () => {
   // Real articles from the modern main-content set. The pages are third-party content kept as
   // local test data (corpus/maincontent-modern/SOURCES.md): the tests read a page and its
   // reference from the corpus and quote neither.
-  const modernPage = (id: string) => path.join(corpusDir, 'maincontent-modern', `${id}.html.gz`);
+  const modernPage = (id: string) => {
+    const page = path.join(corpusDir, 'maincontent-modern', `${id}.html.gz`);
+    // A corpus page that is missing fails the test that needs it, never skips it.
+    assert.ok(fs.existsSync(page), `${page} is missing from the corpus`);
+    return page;
+  };
   /** Quire's Markdown of a modern page, with the share of its words in the reference and back. */
   const againstReference = async (page: string) => {
     const md = await markdownOf({ bytes: zlib.gunzipSync(fs.readFileSync(page)), filename: 'page.html' });
@@ -297,11 +306,8 @@ describe('onlyMainContent on real pages', () => {
   };
 
   // An article whose body ends with cards of the site's other articles.
-  const cardsPage = modernPage('0254');
-  it('keeps a real article without the cards of other articles after it', {
-    skip: !fs.existsSync(cardsPage),
-  }, async () => {
-    const { md, recall, precision } = await againstReference(cardsPage);
+  it('keeps a real article without the cards of other articles after it', async () => {
+    const { md, recall, precision } = await againstReference(modernPage('0254'));
     assert.ok(recall > 0.97, `recall ${recall}`);
     // The cards' titles are links under headings: none is left.
     assert.doesNotMatch(md, /^#+ \[/m);
@@ -310,11 +316,8 @@ describe('onlyMainContent on real pages', () => {
 
   // An article whose long intro stands before an embedded block (a site builder's "embed"
   // widget) that holds the rest of its text and wins alone; the intro used to go.
-  const embedPage = modernPage('0061');
-  it('keeps the intro of a real article before the embedded block holding the rest', {
-    skip: !fs.existsSync(embedPage),
-  }, async () => {
-    const { recall, precision } = await againstReference(embedPage);
+  it('keeps the intro of a real article before the embedded block holding the rest', async () => {
+    const { recall, precision } = await againstReference(modernPage('0061'));
     assert.ok(recall > 0.97, `recall ${recall}`);
     assert.ok(precision > 0.97, `precision ${precision}`);
   });
@@ -389,11 +392,11 @@ describe('onlyMainContent on real pages', () => {
 
   it('judges a block of 400,000 blank spans without stalling', async () => {
     // Looking for a copyright sign, the blank text before the first word was trimmed again at
-    // every span: about a minute for this 5.6 MB page, past the request's timeout.
+    // every span: about a minute for this 5.6 MB page, past a request's default timeout.
     const page = `<!doctype html><html><body><article><h1>Blank spans</h1>
       ${['soil', 'frost', 'mulch', 'seeds', 'light'].map(paragraph).join('\n')}
       <div>${'<span> </span>'.repeat(400_000)}Last words</div></article></body></html>`;
-    const md = await markdownOf({ bytes: page, filename: 'spans.html' }, { timeout: 30_000 });
+    const md = await markdownOf({ bytes: page, filename: 'spans.html' });
     assert.match(md, /^# Blank spans$/m);
     assert.match(md, /about frost is running prose/);
     assert.match(md, /Last words/);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { type RunningServer, startServer } from '../helpers/server.ts';
+import { useApp } from '../helpers/app.ts';
 
 /** A loopback site with a sitemap and a start page, so the reader can name sections by real paths. */
 async function site(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -25,22 +25,29 @@ async function site(): Promise<{ url: string; close: () => Promise<void> }> {
   return { url: base, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** Without a model the answer carries a top-level warning saying so (README, Crawl params preview). */
+const warning =
+  "No language model is configured, so Quire's rule-based reader read the prompt: it knows common English phrasings only; check the options before crawling.";
+
+/**
+ * The route's contract, in-process: the site's URLs read from a loopback site, the options in
+ * `data`, the warning that the rules read the prompt, upstream's 400. The reader's own rules are
+ * test/unit/crawl-prompt-rules.test.ts's.
+ */
 describe('POST /v2/crawl/params-preview without a model: the rule-based reader', () => {
-  let server: RunningServer;
   let loopback: Awaited<ReturnType<typeof site>>;
   before(async () => {
     loopback = await site();
-    server = await startServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
   });
   after(async () => {
-    await server?.stop();
     await loopback?.close();
   });
+  const server = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
 
   const preview = async (prompt: string) => {
-    const res = await fetch(`${server.url}/v2/crawl/params-preview`, {
+    const res = await server().fetch('/v2/crawl/params-preview', {
       method: 'POST',
-      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: `${loopback.url}/`, prompt }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -54,10 +61,8 @@ describe('POST /v2/crawl/params-preview without a model: the rule-based reader',
       includePaths: ['^/documentation(?:/.*)?$', '^/en/blog(?:/.*)?$'],
       limit: 50,
     });
-    assert.match(
-      String(body.warning),
-      /^No language model is configured, so Quire's rule-based reader read the prompt/,
-    );
+    assert.equal(body.success, true);
+    assert.equal(body.warning, warning);
   });
 
   it('reads exclusions, depth, subdomains, the sitemap, delay and formats', async () => {
@@ -85,8 +90,11 @@ describe('POST /v2/crawl/params-preview without a model: the rule-based reader',
     for (const [prompt, options] of cases) {
       const { status, body } = await preview(prompt);
       assert.equal(status, 200, `${prompt}: ${JSON.stringify(body)}`);
-      assert.deepEqual(body.data, { url: `${loopback.url}/`, ...options }, prompt);
-      assert.equal(typeof body.warning, 'string');
+      assert.deepEqual(
+        body,
+        { success: true, data: { url: `${loopback.url}/`, ...options }, warning },
+        prompt,
+      );
     }
   });
 
@@ -99,13 +107,16 @@ describe('POST /v2/crawl/params-preview without a model: the rule-based reader',
   });
 
   it("works through the JS SDK's crawlParamsPreview(), the warning with the options", async () => {
-    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    // The SDK takes a URL: the in-process app listens on loopback for it.
+    await server().app.server.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = server().app.server.server.address() as AddressInfo;
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: `http://127.0.0.1:${port}` });
     const data = (await client.crawlParamsPreview(
       `${loopback.url}/`,
       'just /docs, first 10 pages',
     )) as Record<string, unknown>;
     assert.deepEqual(data.includePaths, ['^/docs(?:/.*)?$']);
     assert.equal(data.limit, 10);
-    assert.match(String(data.warning), /rule-based reader/);
+    assert.equal(data.warning, warning);
   });
 });

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Firecrawl from '@mendable/firecrawl-js';
 import { findPii } from '../../src/transform/pii/find-pii.ts';
 import { loadNameFinder } from '../../src/transform/pii/names.ts';
 import { allBuckets } from '../../src/transform/pii/settings.ts';
+import { type ConvertFile, convert } from '../helpers/convert.ts';
 import { para, R, run, wordPackage } from '../helpers/docx.ts';
-import { firstPassOnly } from '../helpers/mode.ts';
-import { corpusFile, parse, useServer } from '../helpers/server.ts';
+import { corpusFile } from '../helpers/server.ts';
+
+/** The answer's data for `file` converted with `options`, as a conversion worker gives it. */
+const dataOf = async (file: ConvertFile, options: object) =>
+  (await convert(file, options)) as Record<string, any>;
 
 /** All data below is invented: reserved phone ranges, documented test cards and IBANs, example.com. */
 const ticket = `<!doctype html><html><head><title>Ticket 4471</title></head><body><main>
@@ -19,23 +22,20 @@ DATABASE_URL=postgres://app:Vq7pL2xrT9wZ@db.example.com:5432/shop</code></pre>
 <p>The order shipped on 2024-03-14 with 3 items at 19.99 EUR each.</p>
 </main></body></html>`;
 
-const html = (body: string) => ({ bytes: body, filename: 'page.html', type: 'text/html' });
+const html = (body: string): ConvertFile => ({
+  bytes: body,
+  filename: 'page.html',
+  contentType: 'text/html',
+});
 
-async function redacted(
-  server: Parameters<typeof parse>[0],
-  file: Parameters<typeof parse>[1]['file'],
-  options: object,
-) {
-  const { status, body } = await parse(server, { file, options });
-  assert.equal(status, 200, JSON.stringify(body));
-  return body.data;
-}
-
+/**
+ * redactPII as the conversion applies it (README, PII redaction), in the test's process. The
+ * request's refusals are test/http/parse-validation.test.ts's, the model's part
+ * test/http/redact-pii-model.test.ts's, the SDK's test/e2e/sdk-parse-options.test.ts's.
+ */
 describe('redactPII', () => {
-  const server = useServer();
-
   it('fast mode redacts e-mail, phone, financial and secret values by their validated patterns', async () => {
-    const data = await redacted(server(), html(ticket), {
+    const data = await dataOf(html(ticket), {
       formats: ['markdown', 'html'],
       redactPII: { mode: 'fast' },
     });
@@ -58,7 +58,7 @@ describe('redactPII', () => {
   });
 
   it('aggressive mode also redacts people and places', async () => {
-    const data = await redacted(server(), html(ticket), { redactPII: { mode: 'aggressive' } });
+    const data = await dataOf(html(ticket), { redactPII: { mode: 'aggressive' } });
     const md = data.markdown;
     assert.match(md, /Customer: <PERSON> wrote from <EMAIL>/);
     assert.match(md, /She lives at <LOCATION>\./);
@@ -66,7 +66,7 @@ describe('redactPII', () => {
   });
 
   it('accurate mode (the default) runs aggressive and says that no model is configured', async () => {
-    const data = await redacted(server(), html(ticket), { redactPII: true });
+    const data = await dataOf(html(ticket), { redactPII: true });
     assert.match(data.markdown, /Customer: <PERSON> wrote from <EMAIL>/);
     assert.equal(
       data.warning,
@@ -76,15 +76,15 @@ describe('redactPII', () => {
 
   it('mask writes one * per character and remove deletes the span', async () => {
     const page = html('<p>Write to ann.lee@example.com or call (202) 555-0143 today.</p>');
-    const masked = await redacted(server(), page, { redactPII: { mode: 'fast', replaceStyle: 'mask' } });
+    const masked = await dataOf(page, { redactPII: { mode: 'fast', replaceStyle: 'mask' } });
     assert.equal(masked.markdown, `Write to ${'\\*'.repeat(19)} or call ${'\\*'.repeat(14)} today.`);
-    const removed = await redacted(server(), page, { redactPII: { mode: 'fast', replaceStyle: 'remove' } });
+    const removed = await dataOf(page, { redactPII: { mode: 'fast', replaceStyle: 'remove' } });
     // The span goes; the Markdown writer then folds the two spaces left around it, as it does any.
     assert.equal(removed.markdown, 'Write to or call today.');
   });
 
   it('says so when remove leaves no text at all', async () => {
-    const data = await redacted(server(), html('<p>ann.lee@example.com</p>'), {
+    const data = await dataOf(html('<p>ann.lee@example.com</p>'), {
       redactPII: { mode: 'fast', replaceStyle: 'remove' },
     });
     assert.equal(data.markdown, '');
@@ -92,7 +92,7 @@ describe('redactPII', () => {
   });
 
   it('entities restricts the buckets', async () => {
-    const data = await redacted(server(), html(ticket), {
+    const data = await dataOf(html(ticket), {
       redactPII: { mode: 'aggressive', entities: ['EMAIL', 'LOCATION'] },
     });
     const md = data.markdown;
@@ -112,7 +112,7 @@ describe('redactPII', () => {
         '<a href="tel:+442079460958">call us</a> or see <a href="https://example.com/help">help</a>.</p>' +
         '<p><img src="https://example.com/a.png" alt="Badge of ann.lee@example.com"></p>',
     );
-    const data = await redacted(server(), page, {
+    const data = await dataOf(page, {
       formats: ['markdown', 'links', 'images', 'html'],
       onlyMainContent: false,
       redactPII: { mode: 'fast' },
@@ -133,8 +133,7 @@ describe('redactPII', () => {
   });
 
   it('keeps a DOCX table and link intact around redacted text, and redacts the metadata', async () => {
-    const data = await redacted(
-      server(),
+    const data = await dataOf(
       { bytes: piiDocx(), filename: 'contacts.docx' },
       {
         formats: ['markdown', 'links'],
@@ -155,11 +154,7 @@ describe('redactPII', () => {
 
   it('redacts the cells of a CSV as they stream out', async () => {
     const csv = 'name,email,phone,city\nKenji Watanabe,k.watanabe@example.jp,+81 3-1234-5678,Tokyo\n';
-    const data = await redacted(
-      server(),
-      { bytes: csv, filename: 'people.csv' },
-      { redactPII: { mode: 'fast' } },
-    );
+    const data = await dataOf({ bytes: csv, filename: 'people.csv' }, { redactPII: { mode: 'fast' } });
     assert.match(data.markdown, /\| Kenji Watanabe \| <EMAIL> \| <PHONE> \| Tokyo \|/);
   });
 
@@ -169,11 +164,7 @@ describe('redactPII', () => {
       null,
       2,
     );
-    const data = await redacted(
-      server(),
-      { bytes: json, filename: 'config.json' },
-      { redactPII: { mode: 'fast' } },
-    );
+    const data = await dataOf({ bytes: json, filename: 'config.json' }, { redactPII: { mode: 'fast' } });
     assert.match(
       data.markdown,
       /^```json\n\{\n {2}"github": \{\n {4}"token": "<SECRET>"\n {2}\},\n {2}"retries": 5\n\}\n```$/,
@@ -183,36 +174,14 @@ describe('redactPII', () => {
   it('leaves a document with no personal information byte for byte as it was', async () => {
     for (const name of ['docx/docling-unit_test_headers.docx', 'html/docling-example_01.html']) {
       const file = corpusFile(name);
-      const plain = await redacted(server(), file, { formats: ['markdown', 'html'] });
-      const redactedDoc = await redacted(server(), file, {
+      const plain = await dataOf(file, { formats: ['markdown', 'html'] });
+      const redactedDoc = await dataOf(file, {
         formats: ['markdown', 'html'],
         redactPII: { mode: 'aggressive' },
       });
       assert.equal(redactedDoc.markdown, plain.markdown, name);
       assert.equal(redactedDoc.html, plain.html, name);
     }
-  });
-
-  it('refuses rawHtml with redactPII, naming both, and an empty entities list', async () => {
-    const raw = await parse(server(), {
-      file: html(ticket),
-      options: { formats: ['markdown', 'rawHtml'], redactPII: true },
-    });
-    assert.equal(raw.status, 400);
-    assert.equal(raw.body.code, 'BAD_REQUEST');
-    assert.match(raw.body.error, /options\.formats\[1\] rawHtml cannot be combined with options\.redactPII/);
-    const none = await parse(server(), { file: html(ticket), options: { redactPII: { entities: [] } } });
-    assert.equal(none.status, 400);
-    assert.match(none.body.error, /options\.redactPII\.entities must name at least one/);
-  });
-
-  it('works through the official SDK', async () => {
-    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
-    const doc = await client.parse(
-      { data: Buffer.from(ticket), filename: 'ticket.html', contentType: 'text/html' },
-      { formats: ['markdown'], redactPII: { mode: 'fast' } },
-    );
-    assert.match(doc.markdown ?? '', /from <EMAIL> and asked to be called back on <PHONE>\./);
   });
 });
 
@@ -221,7 +190,7 @@ function fastValues(text: string): string[] {
   return findPii(text, 'fast', new Set(allBuckets)).map((s) => text.slice(s.start, s.end));
 }
 
-describe('redactPII secrets', firstPassOnly('the finder alone, no server'), () => {
+describe('redactPII secrets', () => {
   it('takes a value for a secret only when it is one, not code, prose or a stand-in', () => {
     const notSecrets = [
       'password: process.env.DB_PASSWORD,',
@@ -264,7 +233,7 @@ describe('redactPII secrets', firstPassOnly('the finder alone, no server'), () =
   });
 });
 
-describe('redactPII addresses', firstPassOnly('the finder alone, no server'), () => {
+describe('redactPII addresses', () => {
   it('takes the address lines of many countries as one place each', async () => {
     const names = await loadNameFinder();
     const places = (text: string) =>

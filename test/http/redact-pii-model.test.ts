@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Firecrawl from '@mendable/firecrawl-js';
+import { useApp } from '../helpers/app.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
-import { parse, useServer } from '../helpers/server.ts';
+import { parse } from '../helpers/server.ts';
 
 // What the fake model "knows" to be personal: two strings of the report below, one it invents
 // (in no document) and one too short to redact safely.
@@ -29,7 +29,7 @@ describe('redactPII accurate with a language model', () => {
     Object.assign(env, { QUIRE_LLM_BASE_URL: fake.url, QUIRE_LLM_MODEL: 'fake-model' });
   });
   after(() => fake.close());
-  const server = useServer(env);
+  const server = useApp(env);
   const sentFor = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker));
 
   it('redacts what the model found, everywhere and only as whole words, beside the validated patterns', async () => {
@@ -49,15 +49,15 @@ describe('redactPII accurate with a language model', () => {
     assert.match(request.body.messages[1]!.content, /Quillon Verhoeven-Maas visited the plant/);
   });
 
-  it('works through the official SDK', async () => {
-    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
-    const doc = await client.parse(
-      { data: Buffer.from(report('id-sdk')), filename: 'report.md' },
-      { redactPII: { mode: 'accurate', replaceStyle: 'mask' } },
-    );
-    // One asterisk per character, each escaped so that Markdown shows it.
-    assert.match(doc.markdown ?? '', /^(?:\\\*){22} visited the plant in (?:\\\*){11} on Tuesday\./m);
-    assert.equal(sentFor('id-sdk').length, 1);
+  it('masks what the model found, one * per character, asking the model once', async () => {
+    const res = await parse(server(), {
+      file: upload('id-mask'),
+      options: { redactPII: { mode: 'accurate', replaceStyle: 'mask' } },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    // Each asterisk escaped so that Markdown shows it.
+    assert.match(res.body.data.markdown, /^(?:\\\*){22} visited the plant in (?:\\\*){11} on Tuesday\./m);
+    assert.equal(sentFor('id-mask').length, 1);
   });
 
   it('the aggressive mode, without the model, does not know the name', async () => {
@@ -65,7 +65,7 @@ describe('redactPII accurate with a language model', () => {
       file: upload('id-aggressive'),
       options: { redactPII: { mode: 'aggressive' } },
     });
-    assert.equal(res.status, 200);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(res.body.data.markdown, /Quillon Verhoeven-Maas visited/);
     assert.equal(sentFor('id-aggressive').length, 0);
   });

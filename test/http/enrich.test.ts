@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Firecrawl from '@mendable/firecrawl-js';
+import { type InProcessApp, useApp } from '../helpers/app.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
-import { corpusFile, parse, type RunningServer, useServer } from '../helpers/server.ts';
+import { corpusFile, parse } from '../helpers/server.ts';
 
 const invoice = `<!doctype html><html><head><title>Invoice 42</title></head><body>
 <h1>Invoice</h1>
@@ -55,20 +55,22 @@ const markdownFile = (text: string, name = 'doc.md') => ({
 });
 
 /** The body as sent, to check where fields are placed. */
-async function rawParse(server: RunningServer, file: { bytes: string; filename: string }, options: unknown) {
+async function rawParse(server: InProcessApp, file: { bytes: string; filename: string }, options: unknown) {
   const form = new FormData();
   form.append('options', JSON.stringify(options));
   form.append('file', new Blob([file.bytes]), file.filename);
-  const res = await fetch(`${server.url}/v2/parse`, {
+  const res = await server.fetch('/v2/parse', {
     method: 'POST',
     body: form,
     headers: { authorization: `Bearer ${server.key}` },
   });
-  return res.text();
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return text;
 }
 
 describe('summary and json without a language model', () => {
-  const server = useServer();
+  const server = useApp();
 
   it('summarises by extracting the best sentences in document order, with a warning', async () => {
     const res = await parse(server(), {
@@ -208,7 +210,7 @@ describe('summary and json with a language model', () => {
     });
   });
   after(() => fake.close());
-  const server = useServer(env);
+  const server = useApp(env);
   /** The requests the model received for a document that holds `marker`. */
   const sentFor = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker));
 
@@ -369,30 +371,6 @@ describe('summary and json with a language model', () => {
     assert.doesNotMatch(JSON.stringify(request!.body), /maria\.lopez/);
     assert.match(request!.body.messages[1]!.content, /<EMAIL>/);
   });
-
-  it('works through the official SDK: parse() with summary and json', async () => {
-    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
-    const doc = await client.parse(
-      {
-        data: Buffer.from('Order number: 5521 id-sdk\n\nCustomer: Ada Park\n\nThe order shipped today.'),
-        filename: 'order.md',
-      },
-      {
-        formats: [
-          'summary',
-          {
-            type: 'json',
-            schema: {
-              type: 'object',
-              properties: { orderNumber: { type: 'integer' }, customer: { type: 'string' } },
-            },
-          },
-        ],
-      },
-    );
-    assert.match(doc.summary ?? '', /^Summary: /);
-    assert.deepEqual(doc.json, { orderNumber: 5521, customer: 'Ada Park' });
-  });
 });
 
 describe('a model server that refuses json_schema', () => {
@@ -407,7 +385,7 @@ describe('a model server that refuses json_schema', () => {
     });
   });
   after(() => fake.close());
-  const server = useServer(env);
+  const server = useApp(env);
   const schema = { type: 'object', properties: { total: { type: 'number' } } };
 
   it('falls back to json_object with the schema in the prompt, and remembers', async () => {
@@ -415,16 +393,19 @@ describe('a model server that refuses json_schema', () => {
       file: markdownFile('Total: 12.5'),
       options: { formats: [{ type: 'json', schema }] },
     });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.deepEqual(first.body.data.json, { total: 12.5 });
     assert.deepEqual(
       fake.requests.map((r) => r.body.response_format?.type),
       ['json_schema', 'json_object'],
     );
     assert.match(fake.requests[1]!.body.messages[1]!.content, /matches this JSON Schema:\n\{"type":"object"/);
-    await parse(server(), {
+    const second = await parse(server(), {
       file: markdownFile('Total: 3'),
       options: { formats: [{ type: 'json', schema }] },
     });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.deepEqual(second.body.data.json, { total: 3 });
     assert.equal(fake.requests[2]!.body.response_format?.type, 'json_object');
     assert.equal(fake.requests[2]!.authorization, undefined, 'no key configured, none sent');
   });
@@ -435,6 +416,7 @@ describe('a model server that refuses json_schema', () => {
       file: markdownFile('A short note about retention.'),
       options: { formats: ['summary'], zeroDataRetention: true },
     });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.data.summary, 'Summary: A short note about retention.');
     assert.equal(fake.requests.length, before + 1);
   });
