@@ -15,7 +15,7 @@ import { NetPolicy } from '../../src/sessions/net-policy.ts';
  * The params-preview prompt reader (README, Scrape: crawl params preview) called in-process: the
  * rule-based reader on prompts written here against a made-up site, the options schema, the
  * model's path with a scripted model, and the site's URLs read from a loopback sitemap and start
- * page. The HTTP route is test/e2e/crawl-preview-rules.test.ts.
+ * page. The HTTP route is test/http/crawl-preview-rules.test.ts.
  */
 
 const start = 'https://www.fernhill.example/';
