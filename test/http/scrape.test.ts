@@ -1,78 +1,22 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
-import Firecrawl from '@mendable/firecrawl-js';
-import type { ApiError } from '../../src/errors.ts';
-import { UploadBudget } from '../../src/quota/upload-budget.ts';
-import { fetchUrl } from '../../src/scrape/fetch-url.ts';
-import type { ResolveAll } from '../../src/scrape/vetted-address.ts';
-import { NetPolicy } from '../../src/sessions/net-policy.ts';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
-import { firstPassOnly } from '../helpers/mode.ts';
-import { PythonSdkClient } from '../helpers/python-client.ts';
-import { corpusFile, type RunningServer, startServer, useServer } from '../helpers/server.ts';
+import { useApp } from '../helpers/app.ts';
+import { article } from '../helpers/scrape-pages.ts';
+import { corpusFile } from '../helpers/server.ts';
+import { Site } from '../helpers/site.ts';
 import { zip } from '../helpers/zip.ts';
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
-
-/** A loopback web server the tests fetch from; `seen` keeps each request's headers by path. */
-class Site {
-  readonly server: http.Server | https.Server;
-  readonly seen = new Map<string, http.IncomingHttpHeaders>();
-  private readonly routes = new Map<string, Handler>();
-  url = '';
-
-  constructor(tls?: { key: string; cert: string }) {
-    const handle: Handler = (req, res) => {
-      const route = (req.url ?? '/').split('?')[0]!;
-      this.seen.set(route, req.headers);
-      const handler = this.routes.get(route);
-      if (handler) handler(req, res);
-      else res.writeHead(500, { 'content-type': 'text/plain' }).end(`no route ${route}`);
-    };
-    this.server = tls ? https.createServer(tls, handle) : http.createServer(handle);
-  }
-
-  on(route: string, handler: Handler): this {
-    this.routes.set(route, handler);
-    return this;
-  }
-
-  serve(route: string, type: string, body: string | Buffer, extra: http.OutgoingHttpHeaders = {}): this {
-    return this.on(route, (_req, res) => res.writeHead(200, { 'content-type': type, ...extra }).end(body));
-  }
-
-  redirect(route: string, to: string, status = 302): this {
-    return this.on(route, (_req, res) => res.writeHead(status, { location: to }).end());
-  }
-
-  async listen(host = '127.0.0.1'): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
-    const scheme = this.server instanceof https.Server ? 'https' : 'http';
-    this.url = `${scheme}://${host}:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-const article = (extra = '') => `<!doctype html><html lang="en"><head><title>Tide tables</title>
-<meta name="description" content="How tides are predicted"></head><body>
-<nav><a href="/">Home</a> <a href="/about">About</a></nav>
-<main><article><h1>How tides are predicted</h1>
-<p>Tide tables are computed from harmonic constituents, each a sine wave with its own period, amplitude and phase, fitted to years of readings at a gauge. ${extra}</p>
-<p>The constituents are then summed for the dates wanted, which is why a table can be printed a year ahead, and why it still misses what the weather adds. See <a href="constituents.html">the constituents</a> and <a href="../data/gauges.csv">the gauges</a>.</p>
-</article></main><footer>© Harbour office</footer></body></html>`;
+/**
+ * POST /v2/scrape's contract in-process: validation, error bodies, the fetch policy (private
+ * addresses, redirects, credentials, sizes, timeouts), content types, encodings and formats.
+ * The app fetches the loopback sites below over real sockets; those are the sites', not Quire's.
+ * The SDKs, over a real server, are in test/e2e/scrape-sdk.test.ts.
+ */
 
 const latin1Page = Buffer.from(
   '<html><head><title>Caf\u00e9</title></head><body><p>Un caf\u00e9 cr\u00e8me, une cr\u00e8me br\u00fbl\u00e9e et un d\u00e9j\u00e0-vu na\u00eff devant la fa\u00e7ade, \u00e0 c\u00f4t\u00e9 du th\u00e9\u00e2tre, pendant que la soir\u00e9e commen\u00e7ait.</p></body></html>',
@@ -86,8 +30,8 @@ const encoders: Record<string, (b: Buffer) => Buffer> = {
   zstd: (b) => zlib.zstdCompressSync(b),
 };
 
-/** A self-signed certificate for 127.0.0.1, or undefined where openssl is missing. */
-function selfSigned(): { key: string; cert: string } | undefined {
+/** A self-signed certificate for 127.0.0.1 (openssl is one of the suite's Debian packages). */
+function selfSigned(): { key: string; cert: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-tls-'));
   try {
     execFileSync(
@@ -115,8 +59,6 @@ function selfSigned(): { key: string; cert: string } | undefined {
       key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'),
       cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
     };
-  } catch {
-    return undefined;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -124,19 +66,21 @@ function selfSigned(): { key: string; cert: string } | undefined {
 
 describe('POST /v2/scrape', () => {
   // Only 127.0.0.1 is allowed: 127.0.0.2 and localhost are loopback too, and stay refused.
-  const server = useServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
+  const app = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
   const site = new Site();
   const other = new Site();
   const forbidden = new Site();
+  const tls = new Site(selfSigned());
   let hugeSent = 0;
   let hugeClosed: Promise<void> = Promise.resolve();
+  let hangClosed: Promise<void> = Promise.resolve();
   const pdf = corpusFile('pdf/text/mid-test.pdf');
   const word = corpusFile('docx/docling-unit_test_headers.docx');
 
   before(async () => {
     await forbidden.on('/', (_req, res) => res.end('<p>private</p>')).listen('127.0.0.2');
     await other.on('/echo', (_req, res) => res.end('<p>echoed</p>')).listen();
-    await site.listen();
+    await Promise.all([site.listen(), tls.serve('/page', 'text/html', article('Served over TLS.')).listen()]);
     site
       .redirect('/article', '/blog/2024/tides.html', 301)
       .serve('/blog/2024/tides.html', 'text/html; charset=utf-8', article())
@@ -174,7 +118,9 @@ describe('POST /v2/scrape', () => {
         else
           res.writeHead(302, { location: '/cookie-check', 'set-cookie': 'seen=1; Path=/; HttpOnly' }).end();
       })
-      .on('/hang', () => {})
+      .on('/hang', (_req, res) => {
+        hangClosed = new Promise((resolve) => res.once('close', resolve));
+      })
       .on('/declared-huge', (_req, res) =>
         res.writeHead(200, { 'content-length': String(60 * 2 ** 20) }).flushHeaders(),
       )
@@ -207,21 +153,21 @@ describe('POST /v2/scrape', () => {
     }
   });
   after(async () => {
-    await Promise.all([site.close(), other.close(), forbidden.close()]);
+    await Promise.all([site.close(), other.close(), forbidden.close(), tls.close()]);
   });
 
-  async function scrape(body: unknown): Promise<{ status: number; body: Record<string, any>; ms: number }> {
-    const started = performance.now();
-    const res = await fetch(`${server().url}/v2/scrape`, {
+  /**
+   * A scrape, by default with a deadline a loaded machine meets (the contract's 30 s default is
+   * not what these tests are about): only a wrong answer fails them.
+   */
+  async function scrape(body: unknown): Promise<{ status: number; body: Record<string, any> }> {
+    const patient = typeof body === 'object' && body !== null && !Array.isArray(body);
+    const res = await app().fetch('/v2/scrape', {
       method: 'POST',
-      headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(patient ? { timeout: 120_000, ...body } : body),
     });
-    return {
-      status: res.status,
-      body: (await res.json()) as Record<string, any>,
-      ms: performance.now() - started,
-    };
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
 
   it('fetches an HTML page: main content, links absolute against the final URL, the addresses and status', async () => {
@@ -359,12 +305,13 @@ describe('POST /v2/scrape', () => {
     assert.equal(bomb.body.code, 'RESOURCE_LIMIT');
   });
 
-  it('answers 408 within the timeout when the server never answers', async () => {
-    const { status, body, ms } = await scrape({ url: `${site.url}/hang`, timeout: 1500 });
+  it('answers 408 at the timeout when the server never answers, and abandons the fetch', async () => {
+    const { status, body } = await scrape({ url: `${site.url}/hang`, timeout: 1000 });
     assert.equal(status, 408, JSON.stringify(body));
     assert.equal(body.code, 'SCRAPE_TIMEOUT');
-    assert.match(body.error, /The scrape did not finish within its timeout of 1500 ms/);
-    assert.ok(ms < 4000, `took ${ms} ms`);
+    assert.match(body.error, /The scrape did not finish within its timeout of 1000 ms/);
+    // The origin sees its connection closed: the fetch ended with the answer, not left running.
+    await hangClosed;
   });
 
   it('refuses a file type it cannot convert, naming what the URL returned', async () => {
@@ -478,8 +425,8 @@ describe('POST /v2/scrape', () => {
   });
 
   it('is described in the OpenAPI document, from the schema that validates it', async () => {
-    const res = await fetch(`${server().url}/v2/openapi.json`, {
-      headers: { authorization: `Bearer ${server().key}` },
+    const res = await app().fetch('/v2/openapi.json', {
+      headers: { authorization: `Bearer ${app().key}` },
     });
     const doc = (await res.json()) as Record<string, any>;
     assert.equal(
@@ -493,207 +440,13 @@ describe('POST /v2/scrape', () => {
     assert.ok(doc.paths['/v2/scrape'].post.responses['403']);
   });
 
-  it("works through the JS SDK's scrape() unchanged", async () => {
-    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
-    const doc = await client.scrape(`${site.url}/article`, { formats: ['markdown', 'links'] });
-    assert.match(doc.markdown ?? '', /^# How tides are predicted/);
-    assert.equal(doc.metadata?.url, `${site.url}/blog/2024/tides.html`);
-    assert.equal(doc.metadata?.statusCode, 200);
-  });
-
-  it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
-    const py = new PythonSdkClient(server().url, server().key);
-    const reply = await py.post('/v2/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
-    assert.equal(reply.status, 200, JSON.stringify(reply.body));
-    assert.match(reply.body.data.markdown, /harmonic constituents/);
-  });
-});
-
-describe('scrape over TLS', () => {
-  const tls = selfSigned();
-  const server = useServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
-  const site = tls ? new Site(tls) : undefined;
-  before(async () => {
-    await site?.serve('/page', 'text/html', article('Served over TLS.')).listen();
-  });
-  after(async () => {
-    await site?.close();
-  });
-
-  it('skips certificate checks by default (the contract says so), and reports a bad one when asked to check', {
-    skip: !tls && 'openssl is missing',
-  }, async () => {
-    const post = async (body: unknown) => {
-      const res = await fetch(`${server().url}/v2/scrape`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
-    };
-    const skipped = await post({ url: `${site!.url}/page` });
+  it('skips certificate checks by default (the contract says so), and reports a bad one when asked to check', async () => {
+    const skipped = await scrape({ url: `${tls.url}/page` });
     assert.equal(skipped.status, 200, JSON.stringify(skipped.body));
     assert.match(skipped.body.data.markdown, /Served over TLS\./);
-    const checked = await post({ url: `${site!.url}/page`, skipTlsVerification: false });
+    const checked = await scrape({ url: `${tls.url}/page`, skipTlsVerification: false });
     assert.equal(checked.status, 500, JSON.stringify(checked.body));
     assert.equal(checked.body.code, 'SCRAPE_SSL_ERROR');
     assert.match(checked.body.error, /self-signed certificate/);
-  });
-});
-
-const firstPass = firstPassOnly("the fetcher in the test's process, no server");
-describe('the fetcher and name resolution', firstPass, () => {
-  const site = new Site();
-  before(async () => {
-    await site
-      .on('/echo', (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(req.headers.host))
-      .listen();
-  });
-  after(() => site.close());
-
-  const settings = { headers: {}, acceptLanguage: undefined, skipTlsVerification: true };
-  const context = (policy: NetPolicy, resolveAll: ResolveAll) => ({
-    policy,
-    resolveAll,
-    hold: new UploadBudget(2 ** 30, 2 ** 30).open('team'),
-    signal: new AbortController().signal,
-  });
-  const port = () => new URL(site.url).port;
-
-  it('resolves a name once per hop and connects to that address (node:http does not look it up again)', async () => {
-    let lookups = 0;
-    const resolveAll: ResolveAll = async () => {
-      lookups++;
-      return [{ address: '127.0.0.1', family: 4 }];
-    };
-    const page = await fetchUrl(
-      `http://allowed.test:${port()}/echo`,
-      settings,
-      context(new NetPolicy(['allowed.test'], 'a scrape'), resolveAll),
-    );
-    assert.equal(page.status, 200);
-    assert.equal(page.bytes.toString(), `allowed.test:${port()}`);
-    assert.equal(lookups, 1);
-  });
-
-  it('refuses a name with any private address among its records, before connecting', async () => {
-    const resolveAll: ResolveAll = async () => [
-      { address: '93.184.215.14', family: 4 },
-      { address: '10.1.2.3', family: 4 },
-    ];
-    await assert.rejects(
-      fetchUrl('http://mixed.test/', settings, context(new NetPolicy([], 'a scrape'), resolveAll)),
-      (error: ApiError) =>
-        error.status === 403 &&
-        /mixed\.test resolves to 10\.1\.2\.3, .* which a scrape may not reach/.test(error.message),
-    );
-  });
-
-  it("answers upstream's DNS error when a name does not resolve", async () => {
-    const resolveAll: ResolveAll = async () => {
-      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    };
-    await assert.rejects(
-      fetchUrl('http://nowhere.invalid/', settings, context(new NetPolicy([], 'a scrape'), resolveAll)),
-      (error: ApiError) =>
-        error.status === 200 &&
-        error.code === 'SCRAPE_DNS_RESOLUTION_ERROR' &&
-        /nowhere\.invalid/.test(error.message),
-    );
-  });
-});
-
-describe('POST /v2/crawl/params-preview', () => {
-  const site = new Site();
-  let fake: FakeLlm;
-  let server: RunningServer;
-  before(async () => {
-    await site.listen();
-    site
-      .serve(
-        '/sitemap.xml',
-        'application/xml',
-        `<?xml version="1.0"?><urlset><url><loc>${site.url}/blog/tides</loc></url><url><loc>${site.url}/careers/</loc></url></urlset>`,
-      )
-      .serve('/', 'text/html', '<a href="/docs/start">Docs</a> <a href=\'/blog/\'>Blog</a>')
-      .serve('/broken/', 'text/html', '<a href="/fake-fail">x</a>')
-      .serve('/twice/', 'text/html', '<a href="/fake-invalid-once">x</a>');
-    fake = await startFakeLlm();
-    server = await startServer({
-      QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1',
-      QUIRE_LLM_BASE_URL: fake.url,
-      QUIRE_LLM_MODEL: 'fake-model',
-    });
-  });
-  after(async () => {
-    await server?.stop();
-    await fake?.close();
-    await site.close();
-  });
-
-  const preview = async (body: unknown) => {
-    const res = await fetch(`${server.url}/v2/crawl/params-preview`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
-
-  it("asks the model with the site's URLs and the crawl option schema, and answers the options", async () => {
-    const before = fake.requests.length;
-    const { status, body } = await preview({
-      url: `${site.url}/`,
-      prompt: 'only the blog, up to 50 pages',
-      origin: 'x',
-    });
-    assert.equal(status, 200, JSON.stringify(body));
-    assert.deepEqual(body, { success: true, data: { url: `${site.url}/` } });
-    const sent = fake.requests[before]!.body;
-    const schema = sent.response_format!.json_schema!.schema as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(schema.properties).slice(0, 4), [
-      'includePaths',
-      'excludePaths',
-      'maxDiscoveryDepth',
-      'limit',
-    ]);
-    const user = sent.messages.find((m) => m.role === 'user')!.content;
-    assert.match(user, /The request: only the blog, up to 50 pages/);
-    const listed = user.split('\n');
-    for (const path of ['/blog/tides', '/careers/', '/docs/start', '/blog/'])
-      assert.ok(listed.includes(`${site.url}${path}`), path);
-  });
-
-  it('sends a wrong answer back once; when the model fails the rules read the prompt, else upstream’s 400', async () => {
-    const asked = fake.requests.length;
-    const retried = await preview({ url: `${site.url}/twice/`, prompt: 'everything' });
-    assert.equal(retried.status, 200, JSON.stringify(retried.body));
-    assert.equal(fake.requests.length - asked, 2, 'the wrong first answer was sent back once');
-    const fallback = await preview({ url: `${site.url}/broken/`, prompt: 'everything' });
-    assert.equal(fallback.status, 200, JSON.stringify(fallback.body));
-    assert.deepEqual(fallback.body.data, { url: `${site.url}/broken/`, crawlEntireDomain: true });
-    assert.match(
-      fallback.body.warning,
-      /^The language model gave no usable options, so Quire's rule-based reader/,
-    );
-    const failed = await preview({ url: `${site.url}/broken/`, prompt: 'hello there' });
-    assert.deepEqual(
-      [failed.status, failed.body],
-      [400, { success: false, error: 'Failed to process natural language prompt. Please try rephrasing.' }],
-    );
-  });
-
-  it('validates the body and refuses private addresses', async () => {
-    const missing = await preview({ url: `${site.url}/` });
-    assert.equal(missing.status, 400);
-    assert.match(missing.body.error, /^Invalid request parameters: body\.prompt is required/);
-    const refused = await preview({ url: `http://127.0.0.2:${new URL(site.url).port}/`, prompt: 'all' });
-    assert.equal(refused.status, 403, JSON.stringify(refused.body));
-  });
-
-  it("works through the JS SDK's crawlParamsPreview()", async () => {
-    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
-    const data = await client.crawlParamsPreview(`${site.url}/`, 'only the blog');
-    assert.equal((data as { url?: string }).url, `${site.url}/`);
   });
 });

@@ -3,15 +3,14 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { useServer } from '../helpers/server.ts';
+import { useApp } from '../helpers/app.ts';
+import { adPage, adText, prose } from '../helpers/scrape-pages.ts';
 import { useLoopbackSite } from '../helpers/sessions.ts';
 
 // `blockAds` and consent popups: autoconsent's rule for CookieYes, a common WordPress CMP, on a
-// page built as that rule expects. The server runs without the ad filter lists: consent handling
-// needs none, and parsing them would cost this file 6-10 s.
-
-const prose =
-  'Tide tables are computed from harmonic constituents, each a sine wave with its own period, amplitude and phase, fitted to years of readings at a gauge, then summed for the dates wanted.';
+// page built as that rule expects. The app runs without the ad filter lists: consent handling
+// needs none, parsing them would cost this file 6-10 s, and what a rendered scrape does without
+// them is tested here too.
 const bannerText = 'We value your privacy and use cookies to enhance your browsing experience';
 const choiceText = 'Visitor chose necessary cookies only';
 
@@ -35,19 +34,19 @@ const page = `<!doctype html><html><head><title>Harbour</title></head><body>
 </body></html>`;
 
 describe('POST /v2/scrape with blockAds and a consent popup', () => {
-  const server = useServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_FILTER_LISTS_DIR: '' });
+  const app = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_FILTER_LISTS_DIR: '' });
   const site = useLoopbackSite(
     http.createServer((req, res) => {
-      if (req.url === '/page') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      const body = req.url === '/page' ? page : req.url === '/ads' ? adPage : undefined;
+      if (body) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
       else res.writeHead(404).end();
     }),
   );
 
   async function scrape(body: object): Promise<string> {
-    const on = server();
-    const res = await fetch(`${on.url}/v2/scrape`, {
+    const res = await app().fetch('/v2/scrape', {
       method: 'POST',
-      headers: { authorization: `Bearer ${on.key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' },
       // Rendered (waitFor), whole page (so that only blockAds decides what goes), not cached.
       // A browser on a loaded machine takes tens of seconds to start and load the page: the
       // default 30 s answered 408 there, so the deadline is generous and only a wrong answer fails.
@@ -87,5 +86,19 @@ describe('POST /v2/scrape with blockAds and a consent popup', () => {
     assert.match(markdown, /harmonic constituents/);
     assert.match(markdown, new RegExp(bannerText));
     assert.doesNotMatch(markdown, new RegExp(choiceText));
+  });
+
+  it('without the lists, rendered scrapes still work, unfiltered, and say so once in the log', {
+    timeout: 150_000,
+  }, async () => {
+    for (let i = 0; i < 2; i++) {
+      const markdown = await scrape({ url: `${site()}/ads` });
+      assert.match(markdown, new RegExp(adText));
+    }
+    const warnings =
+      app()
+        .output()
+        .match(/no ad filter lists/g) ?? [];
+    assert.equal(warnings.length, 1, app().output());
   });
 });

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
+import { PythonSdkClient } from '../helpers/python-client.ts';
+import { appShell, article } from '../helpers/scrape-pages.ts';
+import { type RunningServer, startServer } from '../helpers/server.ts';
+import { Site } from '../helpers/site.ts';
+
+/**
+ * Scrape and the crawl preview through the SDKs, which need a real server's address: the JS
+ * SDK unchanged, and requests shaped as the Python SDK sends them. In the cluster pass this is
+ * also where a scrape, plain and rendered, crosses the api and worker processes. The contract
+ * itself is tested in-process (test/http/scrape*.test.ts, crawl-params-preview.test.ts).
+ */
+describe('scrape through the SDKs', () => {
+  const site = new Site();
+  let fake: FakeLlm;
+  let server: RunningServer;
+  before(async () => {
+    await site.listen();
+    site
+      .redirect('/article', '/blog/2024/tides.html', 301)
+      .serve('/blog/2024/tides.html', 'text/html; charset=utf-8', article())
+      .page('/app', appShell)
+      .serve('/api/text', 'text/plain', 'Fetched after load.')
+      .serve('/', 'text/html', '<a href="/docs/start">Docs</a> <a href=\'/blog/\'>Blog</a>');
+    // The model first: the server reads its address when it starts.
+    fake = await startFakeLlm();
+    server = await startServer({
+      QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1',
+      QUIRE_LLM_BASE_URL: fake.url,
+      QUIRE_LLM_MODEL: 'fake-model',
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    await fake?.close();
+    await site.close();
+  });
+
+  it("works through the JS SDK's scrape() unchanged", async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const doc = await client.scrape(`${site.url}/article`, {
+      formats: ['markdown', 'links'],
+      timeout: 120_000,
+    });
+    assert.match(doc.markdown ?? '', /^# How tides are predicted/);
+    assert.equal(doc.metadata?.url, `${site.url}/blog/2024/tides.html`);
+    assert.equal(doc.metadata?.statusCode, 200);
+  });
+
+  it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
+    const py = new PythonSdkClient(server.url, server.key);
+    const reply = await py.post('/v2/scrape', {
+      url: `${site.url}/article`,
+      formats: ['markdown'],
+      timeout: 120_000,
+    });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.match(reply.body.data.markdown, /harmonic constituents/);
+  });
+
+  it("works through the JS SDK's scrape() with a rendered page and a screenshot", {
+    timeout: 280_000,
+  }, async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const doc = await client.scrape(`${site.url}/app`, {
+      formats: ['markdown', 'screenshot'],
+      // A browser on a loaded machine takes tens of seconds to start: only a wrong answer fails.
+      timeout: 240_000,
+    });
+    assert.match(doc.markdown ?? '', /Rendered harbour/);
+    assert.match(doc.markdown ?? '', /Fetched after load\./);
+    assert.ok(doc.screenshot?.startsWith(`${server.url}/scrape/captures/`), doc.screenshot);
+    const png = await fetch(doc.screenshot!);
+    assert.equal(png.headers.get('content-type'), 'image/png');
+  });
+
+  it("works through the JS SDK's crawlParamsPreview()", async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const data = await client.crawlParamsPreview(`${site.url}/`, 'only the blog');
+    assert.equal((data as { url?: string }).url, `${site.url}/`);
+  });
+});
