@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import WebSocket from 'ws';
+import type { SessionTimers } from '../../src/sessions/session-clock.ts';
+import type { HttpTarget } from './app.ts';
 import { type RunningServer, repoRoot, storeEnv } from './server.ts';
 import { storeRows } from './store.ts';
 
@@ -18,9 +20,12 @@ export interface Reply {
   headers: Headers;
 }
 
-/** A JSON call to the API with the server's key (or another, or none). */
+/**
+ * A JSON call to the API with the server's key (or another, or none): a server process, or the
+ * app in the test's process (test/helpers/app.ts).
+ */
 export async function api(
-  server: RunningServer,
+  server: HttpTarget,
   method: string,
   route: string,
   body?: unknown,
@@ -29,7 +34,7 @@ export async function api(
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${server.url}${route}`, {
+  const res = await server.fetch(route, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -39,14 +44,14 @@ export async function api(
 }
 
 /** Create a session, failing the test with the answer when it is not 200. */
-export async function createSession(server: RunningServer, body: unknown = {}): Promise<Record<string, any>> {
+export async function createSession(server: HttpTarget, body: unknown = {}): Promise<Record<string, any>> {
   const reply = await api(server, 'POST', '/v2/interact', body);
   if (reply.status !== 200) throw new Error(`create answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
 
 /** A key for another team, made with the CLI against the server's store. */
-export async function otherTeamKey(server: RunningServer, team: string): Promise<string> {
+export async function otherTeamKey(server: StoreOf, team: string): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', team],
@@ -56,11 +61,14 @@ export async function otherTeamKey(server: RunningServer, team: string): Promise
 }
 
 /** The browser pid the store recorded for a session (a read-only look into the server's store). */
-export async function recordedPid(server: RunningServer, sessionId: string): Promise<number> {
+export async function recordedPid(server: StoreOf, sessionId: string): Promise<number> {
   const [row] = await storeRows(server, 'SELECT pid FROM sessions WHERE id = ?', [sessionId]);
   if (row?.pid === null || row?.pid === undefined) throw new Error('no pid recorded');
   return Number(row.pid);
 }
+
+/** What locates a server's store: its data folder, and in the cluster pass its database. */
+export type StoreOf = Pick<RunningServer, 'dataDir' | 'databaseUrl'>;
 
 /** Whether a process exists and is not a zombie waiting to be reaped. */
 export function isRunning(pid: number): boolean {
@@ -182,6 +190,124 @@ export function useTestSite(): () => string {
   return useLoopbackSite(site);
 }
 
+/**
+ * Playwright connected to a session's cdpUrl (ws:, or http: through /json/version), and the
+ * session's first tab. Playwright's 30 s defaults become the guard against a hang that waitFor's
+ * is: a loaded 2-core machine can take longer, and that is not what these tests are about.
+ */
+export async function connectOverCdp(cdpUrl: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.connectOverCDP(cdpUrl, { timeout: 100_000 });
+  const context = browser.contexts()[0]!;
+  context.setDefaultTimeout(100_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return { browser, page };
+}
+
+/** A live view socket and every message it received, from the first. */
+export interface LiveSocket {
+  ws: WebSocket;
+  messages: Record<string, any>[];
+  /**
+   * The first message of `type`, received already or to come; rejects if the socket closes
+   * without one. Ask before the action that causes it, or after: nothing is missed either way.
+   */
+  message(type: string): Promise<Record<string, any>>;
+}
+
+/**
+ * Opens a live view's socket for its page URL (liveViewUrl or interactiveLiveViewUrl), optionally
+ * at another origin. Messages are kept from the start: the handshake's answer and the first
+ * messages can come in one read, before a listener added once 'open' resolved would be in place.
+ */
+export async function openLiveSocket(pageUrl: string, origin?: string): Promise<LiveSocket> {
+  const url = new URL(pageUrl.replace('/live?', '/live/ws?'));
+  const at = new URL(origin ?? url.origin);
+  url.host = at.host;
+  url.protocol = at.protocol === 'https:' || at.protocol === 'wss:' ? 'wss:' : 'ws:';
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  const messages: Record<string, any>[] = [];
+  const waiters = new Set<(message: Record<string, any>) => void>();
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    messages.push(message);
+    for (const waiter of waiters) waiter(message);
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    messages,
+    message(type) {
+      const seen = messages.find((m) => m.type === type);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const closed = () => {
+          waiters.delete(waiter);
+          reject(new Error(`the live view socket closed without a ${type} message`));
+        };
+        const waiter = (message: Record<string, any>) => {
+          if (message.type !== type) return;
+          waiters.delete(waiter);
+          ws.off('close', closed);
+          resolve(message);
+        };
+        waiters.add(waiter);
+        ws.once('close', closed);
+      });
+    },
+  };
+}
+
+/**
+ * The clock a test moves, for an app's sessions (startApp's sessionTimers): time stands still
+ * until `tick` moves it on, running each timer that falls due, in order, at its own time.
+ */
+export class TestClock implements SessionTimers {
+  private time: number;
+  private readonly timers = new Set<{ at: number; every: number | undefined; fn: () => void }>();
+
+  constructor(start = Date.now()) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  after(ms: number, fn: () => void): () => void {
+    return this.add(ms, undefined, fn);
+  }
+
+  every(ms: number, fn: () => void): () => void {
+    return this.add(ms, ms, fn);
+  }
+
+  private add(ms: number, every: number | undefined, fn: () => void): () => void {
+    const timer = { at: this.time + ms, every, fn };
+    this.timers.add(timer);
+    return () => {
+      this.timers.delete(timer);
+    };
+  }
+
+  tick(ms: number): void {
+    const end = this.time + ms;
+    for (;;) {
+      // The earliest due; of timers due together, the one set first.
+      let next: { at: number; every: number | undefined; fn: () => void } | undefined;
+      for (const timer of this.timers) if (timer.at <= end && (!next || timer.at < next.at)) next = timer;
+      if (!next) break;
+      this.time = next.at;
+      if (next.every) next.at += next.every;
+      else this.timers.delete(next);
+      next.fn();
+    }
+    this.time = end;
+  }
+}
+
 /** A second, ordinary headless Chromium (the system one) to open live views in. */
 export function launchViewerBrowser() {
   return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
@@ -256,7 +382,8 @@ export async function openCdp(url: string): Promise<RawCdp> {
         ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
       });
     },
-    event(method, match = () => true, { past = false, ms = 30_000 } = {}) {
+    // The default only guards against a hang, as waitFor's does: far beyond any real wait.
+    event(method, match = () => true, { past = false, ms = 100_000 } = {}) {
       const accepts = (event: CdpEventMessage) => event.method === method && match(event);
       const seen = past ? events.find(accepts) : undefined;
       if (seen) return Promise.resolve(seen);
@@ -293,6 +420,6 @@ export async function attachToPage(cdp: RawCdp): Promise<{ targetId: string; ses
 }
 
 /** A session's own folder on the server: its profile, uploads, downloads and scratch folders. */
-export function sessionFolder(server: RunningServer, sessionId: string): string {
+export function sessionFolder(server: { dataDir: string }, sessionId: string): string {
   return path.join(server.dataDir, 'sessions', 'run', sessionId);
 }

@@ -9,7 +9,7 @@ import type { RunningServer } from './server.ts';
  * tables and columns are the same). Write `?` for parameters; they become $1, $2... for PostgreSQL.
  */
 export async function storeRows(
-  server: RunningServer,
+  server: Pick<RunningServer, 'dataDir' | 'databaseUrl'>,
   sql: string,
   params: (string | number | null)[] = [],
 ): Promise<Record<string, unknown>[]> {
