@@ -1,16 +1,17 @@
-// What the README's "Interact sessions" section promises and test/interact.test.ts does not
-// already show: admission before launch, the ttl as an absolute end, execute off by default and
-// confined when on, tokens kept as hashes, and saveChanges: false. What the relay refuses is in
-// test/interact-firewall.test.ts.
+// What the README's "Interact sessions" section promises and test/e2e/interact.test.ts does not
+// already show: execute confined when on, tokens kept as hashes, and saveChanges: false. What the
+// relay refuses is in test/e2e/interact-firewall.test.ts; admission before launch (node cap, free
+// memory, sessions off) and execute off by default in test/unit/session-admission.test.ts and
+// test/http/interact-clock.test.ts, with the ttl as an absolute end on a clock the test moves.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { inClusterPass } from '../helpers/mode.ts';
-import { type RunningServer, startServer, useServer } from '../helpers/server.ts';
+import { useServer } from '../helpers/server.ts';
 import {
   api,
   attachToPage,
@@ -18,30 +19,10 @@ import {
   openCdp,
   sessionFolder,
   useTestSite,
-  waitFor,
 } from '../helpers/sessions.ts';
 import { storeRows } from '../helpers/store.ts';
 
 const MiB = 1024 * 1024;
-
-/** A server of its own for one test, stopped (and its data folder removed) after it. */
-async function withServer(env: Record<string, string>, run: (server: RunningServer) => Promise<void>) {
-  const server = await startServer({ QUIRE_WORKERS: '1', ...env });
-  try {
-    await run(server);
-  } finally {
-    await server.stop();
-  }
-}
-
-/** What a refused create left behind: the team's session records and the run folder's entries. */
-async function leftBehind(server: RunningServer): Promise<{ sessions: string[]; folders: string[] }> {
-  const listed = await api(server, 'GET', '/v2/interact');
-  return {
-    sessions: listed.body.sessions.map((s: { id: string }) => s.id),
-    folders: fs.readdirSync(path.join(server.dataDir, 'sessions', 'run')),
-  };
-}
 
 /** The status an upgrade to `url` is answered with (101 when it opens). */
 function upgradeStatus(url: string): Promise<number> {
@@ -70,88 +51,6 @@ describe('interact sessions: what the README promises', () => {
     QUIRE_WORKERS: '1',
   });
   const site = useTestSite();
-  // Created first, so its 60 s run while the other tests do: the last test sees the ttl end it
-  // although a live viewer keeps it active all along (activityTtl alone would end it at 20 s).
-  // A minute leaves room for a create that waits its turn to launch on a busy machine: with 30 s,
-  // one that took that long was over before its viewer connected.
-  let timed: { id: string; createdAt: string; expiresAt: string; viewer: Record<string, any>[] };
-  before(async () => {
-    const created = await createSession(server(), { ttl: 60, activityTtl: 20 });
-    const ws = new WebSocket(created.liveViewUrl.replace(/^http/, 'ws').replace('/live?', '/live/ws?'));
-    const messages: Record<string, any>[] = [];
-    ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
-    const shown = await api(server(), 'GET', `/v2/interact/${created.id}`);
-    timed = {
-      id: created.id,
-      createdAt: shown.body.createdAt,
-      expiresAt: created.expiresAt,
-      viewer: messages,
-    };
-  });
-
-  // Admission: servers of their own, configured for each case.
-  it('QUIRE_SESSIONS_MAX caps the node’s sessions with 429 and Retry-After, before launching anything', async () => {
-    // Execute is left at its default here, which is off.
-    await withServer({ QUIRE_SESSIONS_MAX: '1' }, async (server) => {
-      const first = await createSession(server);
-      try {
-        const over = await api(server, 'POST', '/v2/interact', {});
-        assert.equal(over.status, 429);
-        assert.deepEqual(over.body, {
-          error:
-            'This server holds its maximum number of concurrent browser sessions (1). Please retry after a session ends.',
-        });
-        assert.equal(over.headers.get('retry-after'), '30');
-        assert.deepEqual(await leftBehind(server), { sessions: [first.id], folders: [first.id] });
-
-        // Execute is off unless the operator turns it on.
-        const execute = await api(server, 'POST', `/v2/interact/${first.id}/execute`, { code: 'return 1' });
-        assert.equal(execute.status, 403);
-        assert.deepEqual(execute.body, {
-          success: false,
-          error:
-            "Execute is turned off on this server: it runs the caller's code on the host. The operator turns it on with QUIRE_SESSIONS_EXECUTE=true.",
-        });
-      } finally {
-        await api(server, 'DELETE', `/v2/interact/${first.id}`);
-      }
-      // The slot is free again.
-      const next = await createSession(server);
-      await api(server, 'DELETE', `/v2/interact/${next.id}`);
-    });
-  });
-
-  it('QUIRE_SESSIONS_MIN_FREE_MB refuses a session with 429 and Retry-After when free memory is short, before launching anything', async () => {
-    await withServer({ QUIRE_SESSIONS_MIN_FREE_MB: '1048576' }, async (server) => {
-      const refused = await api(server, 'POST', '/v2/interact', {});
-      assert.equal(refused.status, 429);
-      assert.deepEqual(Object.keys(refused.body), ['error']);
-      assert.match(
-        refused.body.error,
-        /^Not enough free memory to start another browser session \(\d+ MB free, 1048576 MB kept\)\. Please retry later\.$/,
-      );
-      assert.equal(refused.headers.get('retry-after'), '30');
-      assert.deepEqual(await leftBehind(server), { sessions: [], folders: [] });
-    });
-  });
-
-  it('QUIRE_SESSIONS_MAX=0 turns sessions off: 503, before launching anything', async () => {
-    await withServer({ QUIRE_SESSIONS_MAX: '0' }, async (server) => {
-      const refused = await api(server, 'POST', '/v2/interact', {});
-      assert.equal(refused.status, 503);
-      assert.deepEqual(refused.body, {
-        success: false,
-        error: 'Browser sessions are turned off on this server (QUIRE_SESSIONS_MAX=0).',
-      });
-      // Retrying would not help: no Retry-After.
-      assert.equal(refused.headers.get('retry-after'), null);
-      assert.deepEqual(await leftBehind(server), { sessions: [], folders: [] });
-    });
-  });
 
   it('execute cannot write outside its scratch folder', async () => {
     const created = await createSession(server());
@@ -325,30 +224,5 @@ describe('interact sessions: what the README promises', () => {
     assert.equal(await visit({ name: 'notes', saveChanges: false }, '/remember?who=bob&note=lost'), 'stored');
     assert.equal(await visit({ name: 'notes', saveChanges: false }, '/recall'), 'visitor=ada|saved');
     assert.equal((await api(server(), 'DELETE', '/v2/interact/profiles/notes')).status, 200);
-  });
-
-  it('ends a session ttl seconds after it was created, even while it is in use', async () => {
-    const record = await waitFor(
-      'the ttl to end the session',
-      async () => {
-        const one = await api(server(), 'GET', `/v2/interact/${timed.id}`);
-        return one.body.status === 'destroyed' ? one.body : undefined;
-      },
-      120_000,
-    );
-    assert.equal(record.closeReason, 'its ttl of 60 s ran out');
-    assert.equal(Date.parse(timed.expiresAt) - Date.parse(timed.createdAt), 60_000);
-    assert.ok(
-      Date.parse(record.closedAt) >= Date.parse(timed.expiresAt),
-      `closed at ${record.closedAt}, expires at ${timed.expiresAt}`,
-    );
-    // The viewer's activity went on past the activityTtl of 20 s: the ttl ended it, not idleness.
-    assert.ok(Date.parse(record.lastActivity) - Date.parse(record.createdAt) > 20_000, record.lastActivity);
-    const ended = await waitFor(
-      'the viewer to be told',
-      async () => timed.viewer.find((m) => m.type === 'ended'),
-      10_000,
-    );
-    assert.equal(ended.reason, 'its ttl of 60 s ran out');
   });
 });

@@ -1,15 +1,14 @@
-// What one session may use, enforced on a real browser: its memory, its folder's disk (and what
-// a saved profile may take), its CPU priority, the free disk a create needs, and that execute's
-// code cannot reach any browser's debugging endpoint past the relay.
+// What one session may use, enforced on a real browser: its memory, its folder's disk (and that a
+// profile over it is not saved), its CPU priority, and that execute's code cannot reach any
+// browser's debugging endpoint past the relay. What a saved profile may take is in
+// test/unit/session-profiles.test.ts, the free disk a create needs in test/unit/session-admission.test.ts.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Profiles } from '../../src/sessions/profiles.ts';
-import { type RunningServer, startServer, useServer } from '../helpers/server.ts';
+import { type RunningServer, useServer } from '../helpers/server.ts';
 import {
   api,
   attachToPage,
@@ -279,31 +278,6 @@ describe('interact sessions: what one session may use', () => {
     }
   });
 
-  it('a profile larger than the cap is not saved, and the saved one stays as it was', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-profiles-'));
-    try {
-      const profiles = new Profiles(path.join(root, 'saved'));
-      const session = path.join(root, 'session');
-      fs.mkdirSync(path.join(session, 'Default', 'Cache'), { recursive: true });
-      fs.writeFileSync(path.join(session, 'Default', 'Cookies'), 'first');
-      assert.equal((await profiles.save('team', 'p', session, MiB)).saved, true);
-
-      // 2 MB of storage is over a 1 MB cap; 4 MB of cache would never be saved, so does not count.
-      fs.writeFileSync(path.join(session, 'Default', 'Cookies'), Buffer.alloc(2 * MiB, 1));
-      fs.writeFileSync(path.join(session, 'Default', 'Cache', 'data_1'), Buffer.alloc(4 * MiB, 1));
-      const over = await profiles.save('team', 'p', session, MiB);
-      assert.equal(over.saved, false);
-      assert.ok(over.bytes >= 2 * MiB && over.bytes < 3 * MiB, String(over.bytes));
-
-      const restored = path.join(root, 'restored');
-      await profiles.restore('team', 'p', restored);
-      assert.equal(fs.readFileSync(path.join(restored, 'Default', 'Cookies'), 'utf8'), 'first');
-      assert.equal(fs.existsSync(path.join(restored, 'Default', 'Cache')), false);
-    } finally {
-      fs.rmSync(root, { recursive: true, force: true });
-    }
-  });
-
   it('every thread of a session’s browser runs below conversions (nice 10, its autogroup too)', async () => {
     const created = await createSession(server());
     try {
@@ -390,27 +364,6 @@ describe('interact sessions: what one session may use', () => {
       await first.close();
       await second.close();
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-    }
-  });
-});
-
-describe('interact sessions: free disk at create', () => {
-  it('QUIRE_SESSIONS_MIN_FREE_DISK_MB refuses a session with 429 and Retry-After when the data folder’s disk is short, before launching anything', async () => {
-    const server = await startServer({ QUIRE_WORKERS: '1', QUIRE_SESSIONS_MIN_FREE_DISK_MB: '1048576' });
-    try {
-      const refused = await api(server, 'POST', '/v2/interact', {});
-      assert.equal(refused.status, 429);
-      assert.deepEqual(Object.keys(refused.body), ['error']);
-      assert.match(
-        refused.body.error,
-        /^Not enough free disk to start another browser session \(\d+ MB free, 1048576 MB kept\)\. Please retry later\.$/,
-      );
-      assert.equal(refused.headers.get('retry-after'), '30');
-      const listed = await api(server, 'GET', '/v2/interact');
-      assert.deepEqual(listed.body.sessions, []);
-      assert.deepEqual(fs.readdirSync(path.join(server.dataDir, 'sessions', 'run')), []);
-    } finally {
-      await server.stop();
     }
   });
 });
