@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
 import { firstPassOnly } from '../helpers/mode.ts';
-import { type RunningCluster, type RunningServer, startCluster } from '../helpers/server.ts';
-import { api, createSession, isRunning, sessionFolder, useTestSite, waitFor } from '../helpers/sessions.ts';
+import { type RunningCluster, type RunningServer, redisUrl, startCluster } from '../helpers/server.ts';
+import {
+  api,
+  connectOverCdp,
+  createSession,
+  isRunning,
+  sessionFolder,
+  useTestSite,
+  waitFor,
+} from '../helpers/sessions.ts';
 
 /**
  * Interact sessions in cluster mode (issue 18) over HTTP against real processes: two API
@@ -14,7 +22,8 @@ import { api, createSession, isRunning, sessionFolder, useTestSite, waitFor } fr
  * their own and a fresh PostgreSQL database. A session lives on the node that runs its browser;
  * every request for it made to the other node (cdpUrl, live view, GET, execute, DELETE) reaches
  * the owner, and when the owner dies the survivor marks its sessions destroyed. Every wait polls
- * a state the servers report (GET), never the clock.
+ * a state the servers report (GET), never the clock; the lapse of a killed node's registry entry
+ * in Redis (its TTL) is done by the test, as the key's expiry would do it.
  */
 
 /** `url` with its host and port replaced by `server`'s: the same URL, asked of the other node. */
@@ -117,13 +126,8 @@ describe('interact sessions in cluster mode: two nodes', { concurrency: 1, ...fi
     cdpViaB = via(b, created.cdpUrl);
 
     // CDP through B: B checks the token, then pipes the upgrade to A, whose relay answers.
-    // Playwright's own 30 s timeouts are a guard against a hang here, not a speed claim: a loaded
-    // 2-core machine can take longer.
-    const browser = await chromium.connectOverCDP(cdpViaB, { timeout: 100_000 });
+    const { browser, page } = await connectOverCdp(cdpViaB);
     try {
-      const context = browser.contexts()[0]!;
-      const page = context.pages()[0] ?? (await context.newPage());
-      page.setDefaultTimeout(100_000);
       await page.goto(`${site()}/form`);
       await page.fill('#name', 'Cluster');
       await page.click('#go');
@@ -247,6 +251,18 @@ describe('interact sessions in cluster mode: two nodes', { concurrency: 1, ...fi
 
     await a.stop('SIGKILL');
     await clientClosed;
+    // A's registry entry would lapse by its TTL (12 s) now that nothing renews it: the test lapses
+    // it, so that what is waited for below is B noticing, not Redis's clock.
+    const redis = new Redis(redisUrl);
+    try {
+      assert.equal(
+        await redis.del(`${cluster.prefix}:node:${cluster.prefix}-api-1`),
+        1,
+        "A's registry entry",
+      );
+    } finally {
+      redis.disconnect();
+    }
     const ended = await waitFor(`session ${created.id} to be marked destroyed by B`, async () => {
       const one = await api(b, 'GET', `/v2/interact/${created.id}`);
       return one.body.status === 'destroyed' ? one.body : undefined;

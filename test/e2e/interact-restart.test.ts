@@ -39,16 +39,12 @@ describe('interact sessions across a server crash', () => {
     const code = "(await import('node:fs')).writeFileSync('running', ''); for (;;);";
     void api(first, 'POST', `/v2/interact/${created.id}/execute`, { code, timeout: 300 }).catch(() => {});
     const sessionDir = path.join(runDir, created.id);
-    await waitFor(
-      'the execution to run',
-      async () =>
-        (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith('running'))
-          ? true
-          : undefined,
-      // Bounds for a loaded machine, where starting the runner (Node, Playwright, CDP) is slow.
-      60_000,
+    await waitFor('the execution to run', async () =>
+      (fs.readdirSync(sessionDir, { recursive: true }) as string[]).some((f) => f.endsWith('running'))
+        ? true
+        : undefined,
     );
-    const runner = await waitFor('the execute process', async () => executeProcess(dataDir), 20_000);
+    const runner = await waitFor('the execute process', async () => executeProcess(dataDir));
 
     // kill -9: no shutdown code runs, and the browser (its own process group) lives on.
     const exited = new Promise((resolve) => first.process.once('exit', resolve));
@@ -65,12 +61,8 @@ describe('interact sessions across a server crash', () => {
     });
     second.key = first.key;
     try {
-      await waitFor('the leftover browser to die', async () => (isRunning(pid) ? undefined : true), 20_000);
-      await waitFor(
-        'the leftover execution to die',
-        async () => (isRunning(runner) ? undefined : true),
-        20_000,
-      );
+      await waitFor('the leftover browser to die', async () => (isRunning(pid) ? undefined : true));
+      await waitFor('the leftover execution to die', async () => (isRunning(runner) ? undefined : true));
       const one = await api(second, 'GET', `/v2/interact/${created.id}`);
       assert.equal(one.body.status, 'destroyed');
       assert.equal(one.body.closeReason, 'the server restarted while the session ran');
@@ -80,20 +72,6 @@ describe('interact sessions across a server crash', () => {
       assert.equal((await api(second, 'DELETE', `/v2/interact/${fresh.id}`)).status, 200);
     } finally {
       await second.stop();
-    }
-  });
-});
-
-describe('interact session configuration', () => {
-  it('refuses to start with a session secret short enough to be guessed from a view token', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-secret-'));
-    try {
-      await assert.rejects(
-        startServer({ QUIRE_DATA_DIR: dataDir, QUIRE_SESSION_SECRET: 'hunter2' }),
-        /at least 32 characters\n.*at QUIRE_SESSION_SECRET/,
-      );
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

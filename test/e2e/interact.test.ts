@@ -4,43 +4,28 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { type Browser, chromium, type Page } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { useServer } from '../helpers/server.ts';
 import {
   api,
+  connectOverCdp as connect,
   createSession,
   isRunning,
   launchViewerBrowser,
+  openLiveSocket,
   otherTeamKey,
+  type Reply,
   recordedPid,
   useTestSite,
   waitFor,
 } from '../helpers/sessions.ts';
 
-/** The session's first tab, through Playwright connected to the session's cdpUrl. */
-async function connect(cdpUrl: string): Promise<{ browser: Browser; page: Page }> {
-  const browser = await chromium.connectOverCDP(cdpUrl);
-  const context = browser.contexts()[0]!;
-  const page = context.pages()[0] ?? (await context.newPage());
-  return { browser, page };
-}
-
-/** A live view socket and the messages it has received so far. */
-async function openLiveSocket(pageUrl: string): Promise<{ ws: WebSocket; messages: Record<string, any>[] }> {
-  const ws = new WebSocket(pageUrl.replace(/^http/, 'ws').replace('/live?', '/live/ws?'));
-  const messages: Record<string, any>[] = [];
-  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  return { ws, messages };
-}
-
+// When a session's ttl and activityTtl end it, on a clock the test moves, is in
+// test/http/interact-clock.test.ts (the app in-process); how the clock counts, in
+// test/unit/session-clock.test.ts.
 describe('interact sessions', () => {
   const server = useServer({
     // Info logs the requests, where the tokens must not show.
@@ -56,17 +41,6 @@ describe('interact sessions', () => {
       const one = await api(server(), 'GET', `/v2/interact/${id}`);
       return one.body.status === 'destroyed' ? one.body : undefined;
     });
-  // Created first: the last test sees activityTtl end the idle one, while an open live viewer
-  // keeps the watched one alive.
-  let idle: { id: string };
-  let watched: { id: string; viewer: WebSocket };
-  before(async () => {
-    idle = { id: (await createSession(server(), { activityTtl: 10 })).id };
-    // The longest ttl: this file runs past the default 600 s on a loaded machine, and the ttl
-    // ending it is not what the last test is about.
-    const created = await createSession(server(), { activityTtl: 10, ttl: 3600 });
-    watched = { id: created.id, viewer: (await openLiveSocket(created.liveViewUrl)).ws };
-  });
 
   it('hands out a session that Playwright drives over cdpUrl: fill a form, click, read the result', async () => {
     const created = await createSession(server(), { ttl: 120 });
@@ -107,9 +81,9 @@ describe('interact sessions', () => {
     };
     assert.match(version.Browser, /Chrome\//);
     assert.equal(version.webSocketDebuggerUrl, created.cdpUrl);
-    const viaHttp = await chromium.connectOverCDP(httpUrl);
-    assert.equal(await viaHttp.contexts()[0]!.pages()[0]!.textContent('#out'), 'Hello, Quire!');
-    await viaHttp.close();
+    const viaHttp = await connect(httpUrl);
+    assert.equal(await viaHttp.page.textContent('#out'), 'Hello, Quire!');
+    await viaHttp.browser.close();
 
     const deleted = await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     assert.equal(deleted.status, 200);
@@ -122,6 +96,8 @@ describe('interact sessions', () => {
     const browser = await puppeteer.connect({ browserWSEndpoint: created.cdpUrl, defaultViewport: null });
     try {
       const [page] = await browser.pages();
+      // Puppeteer's 30 s default is a deadline a loaded machine can miss; this guards a hang only.
+      page!.setDefaultTimeout(100_000);
       await page!.goto(`${site()}/form`);
       await page!.type('#name', 'Puppeteer');
       await page!.click('#go');
@@ -446,6 +422,7 @@ describe('interact sessions', () => {
     try {
       await page.goto(`${site()}/button`);
       const view = await viewer.newPage();
+      view.setDefaultTimeout(100_000);
       const response = await view.goto(created.liveViewUrl);
       assert.match(response!.headers()['content-security-policy']!, /default-src 'none'/);
       // The page's CSP forbids eval, which Playwright's waitForFunction needs: poll instead.
@@ -459,8 +436,7 @@ describe('interact sessions', () => {
 
       const readOnly = await openLiveSocket(created.liveViewUrl);
       const control = await openLiveSocket(created.interactiveLiveViewUrl);
-      await waitFor('the mode message', async () => control.messages.find((m) => m.type === 'mode'));
-      assert.equal(control.messages.find((m) => m.type === 'mode')!.interactive, true);
+      assert.equal((await control.message('mode')).interactive, true);
       const box = (await page.locator('#b').boundingBox())!;
       const click = (socket: WebSocket) => {
         for (const event of ['mousePressed', 'mouseReleased']) {
@@ -527,11 +503,12 @@ describe('interact sessions', () => {
       assert.equal(await typed(), 'ac');
 
       // Ending the session tells the viewers.
+      const ended = control.message('ended');
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
       await waitFor('the viewer page to show the end', async () =>
         (await view.evaluate('document.body.dataset.ended')) === 'true' ? true : undefined,
       );
-      await waitFor('the ended message', async () => control.messages.find((m) => m.type === 'ended'));
+      assert.equal((await ended).reason, 'deleted by the caller');
       readOnly.ws.close();
       control.ws.close();
     } finally {
@@ -542,6 +519,7 @@ describe('interact sessions', () => {
 
   it('execute runs Node code against the session page, with stdout, result, timeout and 410 after the end', async () => {
     const created = await createSession(server());
+    let running: Promise<Reply>[] = [];
     try {
       const ok = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
         code: `await page.goto(${JSON.stringify(`${site()}/form`)}); await page.fill('#name', 'code'); await page.click('#go');
@@ -578,11 +556,18 @@ describe('interact sessions', () => {
       });
       assert.equal(slow.body.killed, true);
       assert.match(slow.body.error, /timed out after 1 s/);
-      // Two at a time per session; a third waits its turn.
-      const running = [1, 2].map(() =>
+      const bash = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        code: 'ls',
+        language: 'bash',
+      });
+      assert.equal(bash.status, 400);
+      assert.match(bash.body.error, /body\.language "bash" is not supported/);
+      // Two at a time per session; a third is refused while they run. They run until the session
+      // ends (a timeout of their own could end one before the other started on a loaded machine).
+      running = [1, 2].map(() =>
         api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
           code: 'await new Promise(() => {});',
-          timeout: 2,
+          timeout: 120,
         }),
       );
       const sessionDir = path.join(server().dataDir, 'sessions', 'run', created.id);
@@ -591,19 +576,17 @@ describe('interact sessions', () => {
       const third = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' });
       assert.equal(third.status, 429);
       assert.match(third.body.error, /already runs 2 execute calls/);
-      assert.deepEqual(
-        (await Promise.all(running)).map((r) => r.body.killed),
-        [true, true],
-      );
-      const bash = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
-        code: 'ls',
-        language: 'bash',
-      });
-      assert.equal(bash.status, 400);
-      assert.match(bash.body.error, /body\.language "bash" is not supported/);
     } finally {
       await api(server(), 'DELETE', `/v2/interact/${created.id}`);
     }
+    // Ending the session ends what it runs.
+    assert.deepEqual(
+      (await Promise.all(running)).map((r) => [r.body.killed, r.body.error]),
+      [
+        [true, 'The session ended during execution.'],
+        [true, 'The session ended during execution.'],
+      ],
+    );
     const late = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, { code: 'return 1' });
     assert.deepEqual([late.status, late.body.error], [410, 'Browser session has been destroyed.']);
   });
@@ -728,24 +711,5 @@ describe('interact sessions', () => {
     const record = await destroyed(created.id);
     assert.match(record.closeReason, /the browser exited unexpectedly \(signal SIGKILL\)/);
     assert.equal((await api(server(), 'DELETE', `/v2/interact/${created.id}`)).status, 200);
-  });
-
-  it('ends a session after its activityTtl of idleness, unless someone watches it', async () => {
-    const record = await destroyed(idle.id);
-    assert.equal(record.closeReason, 'no activity for 10 s (activityTtl)');
-    // Not before its activityTtl; how long after depends on the sweep and the machine's load.
-    const lived = Date.parse(record.closedAt) - Date.parse(record.createdAt);
-    assert.ok(lived >= 10_000, `lived ${lived} ms`);
-
-    // The viewer alone keeps the watched one active: its last activity moves past its activityTtl,
-    // where an idle session would have ended.
-    const watchedNow = await waitFor('the watched session to outlive its activityTtl', async () => {
-      const { body } = await api(server(), 'GET', `/v2/interact/${watched.id}`);
-      const active = Date.parse(body.lastActivity) - Date.parse(body.createdAt);
-      return body.status !== 'active' || active > 10_000 ? body : undefined;
-    });
-    assert.equal(watchedNow.status, 'active', watchedNow.closeReason);
-    watched.viewer.close();
-    await api(server(), 'DELETE', `/v2/interact/${watched.id}`);
   });
 });

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { hashApiKey } from '../../src/store/api-keys.ts';
@@ -13,6 +13,7 @@ import { migrate, migrationsDir } from '../../src/store/postgres-migrate.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import type { ApiKeyRecord, SessionRecord, Store } from '../../src/store/store.ts';
+import { storeUnavailable } from '../../src/store/store-unavailable.ts';
 import { firstPassOnly } from '../helpers/mode.ts';
 import { createDatabase } from '../helpers/postgres.ts';
 import { parse, type RunningServer, repoRoot, startServer } from '../helpers/server.ts';
@@ -147,17 +148,46 @@ async function cuttableLink(targetPort: number) {
   };
 }
 
-// Each test has a database and servers of its own; two at a time, as they mostly wait on starts.
 const firstPass = firstPassOnly('starts its servers on PostgreSQL itself');
-describe('PostgreSQL store behind a real server', { concurrency: 2, ...firstPass }, () => {
+describe('PostgreSQL store behind a real server', { concurrency: 1, ...firstPass }, () => {
+  // One database and one server for these tests: the server reaches PostgreSQL through a link
+  // the last test cuts.
+  let url: string;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let link: Awaited<ReturnType<typeof cuttableLink>> | undefined;
+  let running: RunningServer | undefined;
+  before(async () => {
+    const database = await createDatabase();
+    url = database.url;
+    dropDatabase = database.drop;
+    link = await cuttableLink(Number(new URL(url).port));
+    const linked = new URL(url);
+    linked.port = String(link.port);
+    running = await startServer({
+      QUIRE_WORKERS: '1',
+      QUIRE_DATABASE_URL: linked.href,
+      QUIRE_NODE_ID: 'node-a',
+    });
+  });
+  after(async () => {
+    await running?.stop();
+    await link?.cut();
+    await dropDatabase?.();
+  });
+  const shared = () => {
+    if (!running || !link) throw new Error('the server is not running');
+    return { server: running, link };
+  };
+
   it('keys made with the CLI work over HTTP until revoked; each request writes an audit event', async (t) => {
-    const url = await freshDatabase(t);
-    const server = await started(t, { QUIRE_DATABASE_URL: url });
+    const { server } = shared();
     const keys = cli(url, t);
 
     const key = (await keys.run('keys', 'create', '--team', 'acme', '--label', 'ci')).stdout.trim();
     assert.match(key, /^qk_[\w-]{43}$/);
+    const sentAt = Date.now();
     assert.equal((await parse(server, { file: html, key })).status, 200);
+    const answeredAt = Date.now();
 
     const listed = (await keys.run('keys', 'list', '--team', 'acme')).stdout;
     assert.match(listed, /team=acme {2}active/);
@@ -188,9 +218,63 @@ describe('PostgreSQL store behind a real server', { concurrency: 2, ...firstPass
       },
       { team: 'acme', action: 'parse', status: 200, filename: 'a.html', bytes: '8', zdr: false },
     );
-    assert.ok(events[0]!.at instanceof Date && Date.now() - events[0]!.at.getTime() < 60_000);
+    // Stamped while the request ran, by this machine's clock (the server's and this process's).
+    assert.ok(events[0]!.at instanceof Date);
+    assert.ok(
+      sentAt <= events[0]!.at.getTime() && events[0]!.at.getTime() <= answeredAt,
+      String(events[0]!.at),
+    );
   });
 
+  it('records a browser session, refuses a second writer of its profile, and marks it destroyed', async () => {
+    const { server } = shared();
+    const profile = { name: 'shop', saveChanges: true };
+    const { id } = await createSession(server, { profile });
+    const second = await api(server, 'POST', '/v2/interact', { profile });
+    assert.equal(second.status, 409, JSON.stringify(second.body));
+
+    const [row] = await query(url, 'SELECT * FROM sessions');
+    assert.equal(row!.id, id);
+    assert.equal(row!.status, 'active');
+    assert.equal(row!.node_id, 'node-a');
+    assert.equal(row!.profile_name, 'shop');
+    assert.equal(row!.profile_writer, true);
+    assert.match(row!.cdp_token_hash, /^[0-9a-f]{64}$/);
+
+    assert.equal((await api(server, 'DELETE', `/v2/interact/${id}`)).status, 200);
+    const [closed] = await query(url, 'SELECT status, closed_at, close_reason FROM sessions WHERE id = $1', [
+      id,
+    ]);
+    assert.equal(closed!.status, 'destroyed');
+    assert.equal(closed!.close_reason, 'deleted by the caller');
+    assert.ok(closed!.closed_at instanceof Date);
+  });
+
+  it('answers 503 with Retry-After while PostgreSQL cannot be reached, and serves again once it is back (last: it cuts the link)', async (t) => {
+    // A key from the store, as a cluster's keys are (the server's QUIRE_API_KEYS are held in memory).
+    const { server: running, link } = shared();
+    const server = { ...running, key: (await cli(url, t).run('keys', 'create')).stdout.trim() };
+    assert.equal((await parse(server, { file: html })).status, 200);
+    assert.equal((await api(server, 'GET', '/v2/interact')).status, 200);
+
+    await link.cut();
+    for (const res of [await parse(server, { file: html }), await api(server, 'GET', '/v2/interact')]) {
+      assert.equal(res.status, 503, JSON.stringify(res.body));
+      assert.equal(res.body.success, false);
+      assert.match(res.body.error, /database .* cannot be reached; try again shortly/);
+      assert.equal(res.headers.get('retry-after'), '5');
+    }
+
+    await link.restore();
+    const back = await parse(server, { file: html });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    assert.match(back.body.data.markdown, /^x$/m);
+    assert.equal((await api(server, 'GET', '/v2/interact')).status, 200);
+  });
+});
+
+// Each test has a database and servers of its own; two at a time, as they mostly wait on starts.
+describe('PostgreSQL servers starting together and restarting', { concurrency: 2, ...firstPass }, () => {
   it('two servers starting at once on an empty database apply the migrations once, and share keys', async (t) => {
     const url = await freshDatabase(t);
     const [a, b] = await Promise.all([
@@ -225,64 +309,6 @@ describe('PostgreSQL store behind a real server', { concurrency: 2, ...firstPass
     assert.equal((await parse(second, { file: html, key: printed[1]! })).status, 200);
     const stored = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM api_keys');
     assert.equal(stored[0]!.n, '1');
-  });
-
-  it('answers 503 with Retry-After while PostgreSQL cannot be reached, and serves again once it is back', async (t) => {
-    const url = await freshDatabase(t);
-    const link = await cuttableLink(Number(new URL(url).port));
-    defer(t, link.cut);
-    const linked = new URL(url);
-    linked.port = String(link.port);
-    const running = await started(t, { QUIRE_DATABASE_URL: linked.href });
-    // A key from the store, as a cluster's keys are (the server's QUIRE_API_KEYS are held in memory).
-    const server = { ...running, key: (await cli(url, t).run('keys', 'create')).stdout.trim() };
-    assert.equal((await parse(server, { file: html })).status, 200);
-    assert.equal((await api(server, 'GET', '/v2/interact')).status, 200);
-
-    await link.cut();
-    for (const res of [await parse(server, { file: html }), await api(server, 'GET', '/v2/interact')]) {
-      assert.equal(res.status, 503, JSON.stringify(res.body));
-      assert.equal(res.body.success, false);
-      assert.match(res.body.error, /database .* cannot be reached; try again shortly/);
-      assert.equal(res.headers.get('retry-after'), '5');
-    }
-
-    await link.restore();
-    const back = await parse(server, { file: html });
-    assert.equal(back.status, 200, JSON.stringify(back.body));
-    assert.match(back.body.data.markdown, /^x$/m);
-    assert.equal((await api(server, 'GET', '/v2/interact')).status, 200);
-
-    // Cut off without a reset: the request is refused once PostgreSQL's query or connection
-    // timeout passes (limits.storeQueryTimeoutMs), well within the request's own timeout.
-    link.stall();
-    const stalled = await parse(server, { file: html, options: { timeout: 60_000 } });
-    assert.equal(stalled.status, 503, JSON.stringify(stalled.body));
-  });
-
-  it('records a browser session, refuses a second writer of its profile, and marks it destroyed', async (t) => {
-    const url = await freshDatabase(t);
-    const server = await started(t, { QUIRE_DATABASE_URL: url, QUIRE_NODE_ID: 'node-a' });
-    const profile = { name: 'shop', saveChanges: true };
-    const { id } = await createSession(server, { profile });
-    const second = await api(server, 'POST', '/v2/interact', { profile });
-    assert.equal(second.status, 409, JSON.stringify(second.body));
-
-    const [row] = await query(url, 'SELECT * FROM sessions');
-    assert.equal(row!.id, id);
-    assert.equal(row!.status, 'active');
-    assert.equal(row!.node_id, 'node-a');
-    assert.equal(row!.profile_name, 'shop');
-    assert.equal(row!.profile_writer, true);
-    assert.match(row!.cdp_token_hash, /^[0-9a-f]{64}$/);
-
-    assert.equal((await api(server, 'DELETE', `/v2/interact/${id}`)).status, 200);
-    const [closed] = await query(url, 'SELECT status, closed_at, close_reason FROM sessions WHERE id = $1', [
-      id,
-    ]);
-    assert.equal(closed!.status, 'destroyed');
-    assert.equal(closed!.close_reason, 'deleted by the caller');
-    assert.ok(closed!.closed_at instanceof Date);
   });
 });
 
@@ -493,6 +519,53 @@ describe('PostgresStore', firstPassOnly('the store alone on PostgreSQL, no serve
     } finally {
       await sqlite.close();
       await postgres.close();
+    }
+  });
+
+  it('gives up on a query PostgreSQL does not answer after 15 s (cut off without a reset), as a store that cannot be reached', async (t) => {
+    const url = await freshDatabase(t);
+    const link = await cuttableLink(Number(new URL(url).port));
+    const linked = new URL(url);
+    linked.port = String(link.port);
+    // node-postgres times a query with setTimeout: mocked from before the store opens (so that its
+    // pool's own timers are all on one clock), the 15 s pass when the test says, not in real time.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const store = await PostgresStore.open(linked.href);
+    try {
+      assert.equal(await store.countActiveApiKeys(), 0);
+      link.stall();
+      let settled = false;
+      const stalled = store.countActiveApiKeys().finally(() => {
+        settled = true;
+      });
+      // The pool hands its idle connection over on the next tick, and the query (and its timer) go then.
+      await new Promise((resolve) => setImmediate(resolve));
+      t.mock.timers.tick(15_000 - 1);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(settled, false, 'given up before 15 s');
+      t.mock.timers.tick(1);
+      const error = await stalled.then(
+        () => assert.fail('a stalled database answered'),
+        (e: unknown) => e,
+      );
+      // What the error handler answers for it (the cut case is shown over HTTP above).
+      const refusal = storeUnavailable(error);
+      assert.deepEqual(
+        [refusal?.status, refusal?.headers, refusal?.body()],
+        [
+          503,
+          { 'retry-after': '5' },
+          {
+            success: false,
+            error: 'The database Quire keeps its keys and teams in cannot be reached; try again shortly.',
+          },
+        ],
+        String(error),
+      );
+    } finally {
+      t.mock.timers.reset();
+      await link.cut();
+      await store.close();
     }
   });
 
