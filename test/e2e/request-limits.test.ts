@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
-import { parse, startServer, useServer } from '../helpers/server.ts';
+import { cliOn } from '../helpers/cli.ts';
+import { filePartHead, rawParse } from '../helpers/raw-upload.ts';
+import { parse, storeEnv, useServer } from '../helpers/server.ts';
 
 const MiB = 1024 * 1024;
 
-/** Limits checked while a request arrives, before any team or pool limit (issue 14, item 4). */
+/**
+ * Limits checked while a request arrives, before any team or pool limit (issue 14, item 4), over
+ * real sockets: uploads whose bodies are still arriving, and headers that never finish.
+ */
 describe('request limits', () => {
   const server = useServer({ QUIRE_UPLOADS_IN_FLIGHT_MB: '3', QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB: '2' });
-  const csv = (bytes: number) => ({ bytes: 'a,b\n'.repeat(bytes / 4), filename: 'rows.csv' });
+  const rows = (bytes: number) => 'a,b\n'.repeat(bytes / 4);
+  const csv = (bytes: number) => ({ bytes: rows(bytes), filename: 'rows.csv' });
 
   it("refuses an upload past the team's bytes in flight with 429 and Retry-After, and gives them back", async () => {
     const refused = await parse(server(), { file: csv(2.5 * MiB) });
@@ -22,17 +28,32 @@ describe('request limits', () => {
   });
 
   it("refuses an upload past the node's bytes in flight, whatever the team's budget", async () => {
-    const small = await startServer({
-      QUIRE_UPLOADS_IN_FLIGHT_MB: '1',
-      QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB: '100',
+    const other = (await cliOn(storeEnv(server()))('keys', 'create', '--team', 'other')).trim();
+    // Two uploads that never finish, each under its team's 2 MiB, 3.1 MiB together against the
+    // node's 3: once the server has read both, whichever it read last is past the node's cap.
+    // Neither ends, so neither gives bytes back before that: exactly one is refused.
+    const held = [
+      { key: server().key, bytes: 1.5 * MiB },
+      { key: other, bytes: 1.6 * MiB },
+    ].map(({ key, bytes }, i) => {
+      const upload = rawParse(server().url, key, 2 * MiB + 1000);
+      upload.request.write(`${filePartHead(`held-${i}.csv`)}${rows(bytes)}`);
+      // The one not refused is cut off below: its client's error is expected.
+      return {
+        ...upload,
+        answer: upload.answer.catch((error: Error) => ({ status: 0, text: error.message })),
+      };
     });
     try {
-      const refused = await parse(small, { file: csv(1.5 * MiB) });
-      assert.equal(refused.status, 429, JSON.stringify(refused.body));
-      assert.match(refused.body.error, /Quire is receiving too many uploads at once/);
-      assert.equal((await parse(small, { file: csv(0.5 * MiB) })).status, 200);
+      const refused = await Promise.race(held.map((h) => h.answer));
+      assert.equal(refused.status, 429, refused.text);
+      assert.match(JSON.parse(refused.text).error, /Quire is receiving too many uploads at once/);
+      // The refused upload's bytes are free again: with the other still held (at most 1.6 MiB of
+      // the node's 3 and of its team's 2), 0.3 MiB more fits, from either team.
+      for (const key of [server().key, other])
+        assert.equal((await parse(server(), { file: csv(0.3 * MiB), key })).status, 200);
     } finally {
-      await small.stop();
+      for (const h of held) h.request.destroy();
     }
   });
 
