@@ -16,7 +16,8 @@ async function listed(py: PythonSdkClient, prefix: string, status: string): Prom
 }
 
 describe('the Python SDK’s requests', () => {
-  const server = useServer({ QUIRE_SESSIONS_EXECUTE: 'true' });
+  // No conversions here: one worker process (the least there is) rather than one per core.
+  const server = useServer({ QUIRE_SESSIONS_EXECUTE: 'true', QUIRE_WORKERS: '1' });
   const py = () => new PythonSdkClient(server().url, server().key);
 
   it('create, list, execute and delete a browser session; an unknown key is dropped', async () => {
