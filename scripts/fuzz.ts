@@ -316,6 +316,9 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   };
 }
 
+/** The CPU-time bound of a replay: 10 s on each of the two threads a long PDF is read with. */
+export const replayTimeMs = 20_000;
+
 /** One upload in a child of its own. */
 async function runOnce(upload: Upload, timeMs: number): Promise<Outcome> {
   const child = new ConvertChild({ timeMs });
@@ -326,14 +329,20 @@ async function runOnce(upload: Upload, timeMs: number): Promise<Outcome> {
   }
 }
 
-/** Replays one saved finding: what the server would do with it now. */
+/**
+ * Replays one saved finding: what the server would do with it now. In `child` when given (one
+ * process serving the replays one after another, as a server's worker serves its uploads; it is
+ * replaced after one that ends it), else in a child of its own.
+ */
 export async function replayFixture(
   file: string,
-  timeMs = 20_000,
+  child?: ConvertChild,
 ): Promise<{ meta: FixtureMeta; outcome: Outcome }> {
   const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as FixtureMeta;
   const upload = { bytes: fs.readFileSync(file), filename: meta.filename, options: meta.options };
-  return { meta, outcome: await runOnce(upload, timeMs) };
+  const outcome = child ? await child.run(upload) : await runOnce(upload, replayTimeMs);
+  // As in a run, a hang counts only when it is one alone, in a fresh child.
+  return { meta, outcome: outcome.kind === 'hang' && child ? await runOnce(upload, replayTimeMs) : outcome };
 }
 
 /** The saved findings (inputs with their `.json`), for the regression test. */
