@@ -330,19 +330,19 @@ async function runOnce(upload: Upload, timeMs: number): Promise<Outcome> {
 }
 
 /**
- * Replays one saved finding: what the server would do with it now. In `child` when given (one
- * process serving the replays one after another, as a server's worker serves its uploads; it is
- * replaced after one that ends it), else in a child of its own.
+ * Replays one saved finding: what the server would do with it now, in `child` (one process
+ * serving the replays one after another, as a server's worker serves its uploads; it is replaced
+ * after one that ends it).
  */
 export async function replayFixture(
   file: string,
-  child?: ConvertChild,
+  child: ConvertChild,
 ): Promise<{ meta: FixtureMeta; outcome: Outcome }> {
   const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as FixtureMeta;
   const upload = { bytes: fs.readFileSync(file), filename: meta.filename, options: meta.options };
-  const outcome = child ? await child.run(upload) : await runOnce(upload, replayTimeMs);
+  const outcome = await child.run(upload);
   // As in a run, a hang counts only when it is one alone, in a fresh child.
-  return { meta, outcome: outcome.kind === 'hang' && child ? await runOnce(upload, replayTimeMs) : outcome };
+  return { meta, outcome: outcome.kind === 'hang' ? await runOnce(upload, replayTimeMs) : outcome };
 }
 
 /** The saved findings (inputs with their `.json`), for the regression test. */
