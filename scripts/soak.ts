@@ -14,15 +14,15 @@ import { type RunningServer, startServer } from '../test/helpers/server.ts';
 import { Random } from './hostile/mutate.ts';
 
 /**
- * A soak of the embedded mode against a real server: for `minutes`, clients of two teams send
- * every corpus format with every option (outputs, main content, tag filters, PDF modes and page
- * limits, pictures inline), while one browser session or two at a time is created, driven over
- * CDP and ended (deleted, or left to its idle timeout). Measured: answers by status (no 5xx),
- * the resident memory of the server and its conversion workers (the slope after warm-up), its
- * file descriptors, temporary files and browser processes left at the end (none), and how often
- * a worker process was replaced.
+ * A soak of the embedded mode against a real server: for `minutes` (or for a fixed number of
+ * `requests`, the test's sample), clients of two teams send every corpus format with every
+ * option (outputs, main content, tag filters, PDF modes and page limits, pictures inline), while
+ * one browser session or two at a time is created, driven over CDP and ended (deleted, or left to
+ * its idle timeout). Measured: answers by status (no 5xx), the resident memory of the server and
+ * its conversion workers (the slope after warm-up), its file descriptors, temporary files and
+ * browser processes left at the end (none), and how often a worker process was replaced.
  *
- *   npm run soak -- [--minutes 30] [--clients 4] [--seed 1]
+ *   npm run soak -- [--minutes 30 | --requests N] [--clients 4] [--seed 1]
  */
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -32,9 +32,22 @@ const maxUploadBytes = 3_000_000;
 const sampleMs = 2_000;
 
 export interface SoakOptions {
-  minutes: number;
+  /** Send parses for this long (`npm run soak`)... */
+  minutes?: number;
+  /**
+   * ...or send exactly this many (test/e2e/soak.test.ts): each is drawn from the seed and its
+   * own index, so that the same requests go out whichever client sends them.
+   */
+  requests?: number;
   clients?: number;
   seed?: number;
+  /** A round of sessions starts after every this many parses answered (default 40). */
+  sessionEvery?: number;
+  /**
+   * The share of sessions left to their idle timeout rather than deleted (default 0.3). Each
+   * one waits out a real activityTtl of 10 s, so the test's sample leaves none.
+   */
+  idleShare?: number;
   /** Part of the run not counted in the memory slope (default: a fifth, at least 30 s). */
   warmupMinutes?: number;
   log?: (line: string) => void;
@@ -48,7 +61,9 @@ export interface FdCount {
 export interface SoakReport {
   minutes: number;
   clients: number;
+  /** Parses answered, the warm-up's included (every format once, before the baseline is taken). */
   requests: number;
+  warmupRequests: number;
   statuses: Record<string, number>;
   /** Refusals by status and code (`400 UNPARSABLE_DOCUMENT`). */
   refusals: Record<string, number>;
@@ -264,6 +279,50 @@ function slope(points: readonly [number, number][]): number | null {
   return sxx === 0 ? null : points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0) / sxx;
 }
 
+/**
+ * Whether `state` holds within `ms`, looked at every `everyMs`: what /proc shows and a session's
+ * recorded status have no event to wait on.
+ */
+async function until(state: () => boolean | Promise<boolean>, ms: number, everyMs = 50): Promise<boolean> {
+  for (const end = performance.now() + ms; ; ) {
+    if (await state()) return true;
+    if (performance.now() >= end) return false;
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * The server's sockets on its listening port other than the listener: its end of client
+ * connections, which it closes once it has read the client's close.
+ */
+function clientConnections(pid: number, port: number): number {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines: string[];
+    try {
+      lines = fs.readFileSync(table, 'latin1').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const f = line.trim().split(/\s+/);
+      // local_address is hex ip:port; st 0A is LISTEN; the inode is the tenth field.
+      if (f.length > 9 && Number.parseInt(f[1]!.split(':')[1]!, 16) === port && f[3] !== '0A')
+        inodes.add(f[9]!);
+    }
+  }
+  let held = 0;
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode && inodes.has(inode)) held++;
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return held;
+}
+
 // ------------------------------------------------------------------ the run
 
 /** A page for the session browsers to load, on loopback (allowed by QUIRE_SESSIONS_ALLOWED_HOSTS). */
@@ -283,9 +342,14 @@ async function testSite(): Promise<{ url: string; close: () => void }> {
 }
 
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
+  if ((opts.minutes === undefined) === (opts.requests === undefined))
+    throw new Error('a soak runs for `minutes` or for a number of `requests`, one of the two');
   const log = opts.log ?? (() => {});
   const clients = opts.clients ?? 4;
-  const rnd = new Random(opts.seed ?? 1);
+  const seed = opts.seed ?? 1;
+  const rnd = new Random(seed);
+  const sessionEvery = opts.sessionEvery ?? 40;
+  const idleShare = opts.idleShare ?? 0.3;
   const uploads = corpusUploads();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-soak-tmp-'));
   const site = await testSite();
@@ -297,6 +361,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients + 4 });
   const pid = server.process.pid!;
+  const port = Number(new URL(server.url).port);
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', 'soak-other'],
@@ -318,6 +383,17 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     tally[key] = (tally[key] ?? 0) + 1;
   };
 
+  // Parses answered, and the session rounds waiting for a number of them.
+  let answered = 0;
+  const waiting = new Set<{ n: number; resolve: () => void }>();
+  const answer = () => {
+    answered++;
+    for (const w of waiting)
+      if (answered >= w.n) {
+        waiting.delete(w);
+        w.resolve();
+      }
+  };
   const parseOnce = async (upload: CorpusUpload, key: string, options: Record<string, unknown>) => {
     const form = new FormData();
     form.append('options', JSON.stringify(options));
@@ -326,6 +402,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const res = await request(server.url, agent, 'POST', '/v2/parse', key, form);
       count(statuses, String(res.status));
       count(byFormat, upload.format);
+      answer();
       if (res.status !== 200) count(refusals, `${res.status} ${codeOf(res.body)}`);
       if (res.status >= 500)
         log(`! ${res.status} for ${upload.format}/${upload.name}: ${res.body.toString().slice(0, 300)}`);
@@ -336,9 +413,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
   /** One session: created, a page loaded over CDP, then deleted or left to its idle timeout. */
   const sessionOnce = async (key: string, leaveToExpire: boolean): Promise<void> => {
+    // A deleted session's idle timeout is far past what its client takes on a loaded machine.
     const created = await request(server.url, agent, 'POST', '/v2/interact', key, {
-      ttl: 120,
-      activityTtl: leaveToExpire ? 10 : 60,
+      ttl: 600,
+      activityTtl: leaveToExpire ? 10 : 300,
     });
     if (created.status !== 200) {
       count(sessions.failures, `create ${created.status}`);
@@ -358,12 +436,15 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       // (a loaded machine) ended as it should. An ending waits up to the browser's close grace
       // before the session is recorded as destroyed, so the wait here is longer than that.
       let state: { status?: string; closeReason?: string } = {};
-      const waitS = limits.browserCloseGraceMs / 1000 + 20;
-      for (let i = 0; i < waitS && state.status !== 'destroyed'; i++) {
-        if (i > 0) await sleep(1_000);
-        const got = await request(server.url, agent, 'GET', `/v2/interact/${session.id}`, key);
-        state = JSON.parse(got.body.toString()) as typeof state;
-      }
+      await until(
+        async () => {
+          const got = await request(server.url, agent, 'GET', `/v2/interact/${session.id}`, key);
+          state = JSON.parse(got.body.toString()) as typeof state;
+          return state.status === 'destroyed';
+        },
+        limits.browserCloseGraceMs + 20_000,
+        500,
+      );
       if (/\(activityTtl\)/.test(state.closeReason ?? '')) {
         sessions.expiredBeforeUse++;
         return;
@@ -384,32 +465,39 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       else count(sessions.failures, `delete ${deleted.status}`);
       return;
     }
-    for (let i = 0; i < 60; i++) {
-      await sleep(1_000);
-      const got = await request(server.url, agent, 'GET', `/v2/interact/${session.id}`, key);
-      if (JSON.parse(got.body.toString()).status === 'destroyed') {
-        sessions.expired++;
-        return;
-      }
-    }
-    count(sessions.failures, 'did not expire');
+    const expired = await until(
+      async () => {
+        const got = await request(server.url, agent, 'GET', `/v2/interact/${session.id}`, key);
+        return JSON.parse(got.body.toString()).status === 'destroyed';
+      },
+      60_000,
+      500,
+    );
+    if (expired) sessions.expired++;
+    else count(sessions.failures, 'did not expire');
   };
 
   // Warm-up before the baseline: every format once, and one session, so that what is opened once
   // and kept (the egress proxy's socket, the store's files) is already in the baseline.
-  log(`soak: ${uploads.length} corpus files, ${clients} clients, ${opts.minutes} min, server pid ${pid}`);
+  const length = opts.minutes === undefined ? `${opts.requests} parses` : `${opts.minutes} min`;
+  log(`soak: ${uploads.length} corpus files, ${clients} clients, ${length}, server pid ${pid}`);
   for (const format of new Set(uploads.map((u) => u.format)))
     await parseOnce(uploads.find((u) => u.format === format)!, keys[0]!, { formats: ['markdown'] });
   await sessionOnce(keys[1]!, false);
+  const warmupRequests = answered;
   agent.destroy();
-  await sleep(2_000);
+  // Counted once the server has closed its end of the warm-up's connections.
+  await until(() => clientConnections(pid, port) === 0, 20_000);
   const baseline = countFds(pid);
   const startWorkers = new Set(workerPids(pid));
   const seenWorkers = new Set(startWorkers);
 
   const started = performance.now();
   const minutesNow = () => (performance.now() - started) / 60_000;
-  const deadline = started + opts.minutes * 60_000;
+  const deadline = opts.minutes === undefined ? Number.POSITIVE_INFINITY : started + opts.minutes * 60_000;
+  const limit = opts.requests ?? Number.POSITIVE_INFINITY;
+  let sent = 0;
+  const more = () => sent < limit && performance.now() < deadline;
   const samples: [number, number, number][] = [];
   const workerReplacedAt: number[] = [];
   const sampler = setInterval(() => {
@@ -422,21 +510,29 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     samples.push([minutesNow(), own, own + workers.reduce((s, w) => s + residentBytes(w), 0) / 2 ** 20]);
   }, sampleMs);
 
-  const client = async (i: number) => {
-    const mine = new Random((opts.seed ?? 1) * 1000 + i);
-    while (performance.now() < deadline) {
+  const client = async () => {
+    while (more()) {
+      const index = sent++;
+      const mine = new Random((Math.imul(seed, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0);
       const upload = mine.pick(uploads);
-      await parseOnce(upload, keys[i % 2]!, randomOptions(mine, upload.format));
+      await parseOnce(upload, keys[index % 2]!, randomOptions(mine, upload.format));
     }
   };
+  let clientsDone = false;
+  /** Resolves once `n` parses are answered (true), or once the clients have stopped short of it. */
+  const answers = (n: number) =>
+    new Promise<boolean>((resolve) => {
+      if (answered >= n) return resolve(true);
+      if (clientsDone) return resolve(false);
+      waiting.add({ n, resolve: () => resolve(answered >= n) });
+    });
+  // A round after every `sessionEvery` answers: one session, then two at once, by turns.
   const sessionLoop = async () => {
-    for (let n = 0; performance.now() < deadline; n++) {
-      const second = rnd.next() < 0.3;
+    for (let n = 0; await answers(warmupRequests + (n + 1) * sessionEvery); n++) {
       await Promise.all([
-        sessionOnce(keys[n % 2]!, rnd.next() < 0.3),
-        ...(second ? [sessionOnce(keys[(n + 1) % 2]!, false)] : []),
+        sessionOnce(keys[n % 2]!, rnd.next() < idleShare),
+        ...(n % 2 === 1 ? [sessionOnce(keys[(n + 1) % 2]!, false)] : []),
       ]);
-      await sleep(1_000 + rnd.int(2_000));
     }
   };
   const progress = setInterval(() => {
@@ -446,7 +542,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     );
   }, 30_000);
   try {
-    await Promise.all([...Array.from({ length: clients }, (_, i) => client(i)), sessionLoop()]);
+    const loop = sessionLoop();
+    await Promise.all(Array.from({ length: clients }, client));
+    clientsDone = true;
+    for (const w of waiting) w.resolve();
+    waiting.clear();
+    await loop;
   } finally {
     clearInterval(sampler);
     clearInterval(progress);
@@ -460,23 +561,24 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   }
   agent.destroy();
   site.close();
-  let end = countFds(pid);
   const runFolder = path.join(server.dataDir, 'sessions', 'run');
-  for (let waited = 0; waited < 20_000; waited += 500) {
-    end = countFds(pid);
-    if (
-      end.total <= baseline.total &&
-      processesNaming(server.dataDir).length === 0 &&
-      filesUnder(runFolder).length === 0
-    )
-      break;
-    await sleep(500);
-  }
+  // Ended sessions' browsers exit and their folders go as their endings finish.
+  await until(
+    () =>
+      clientConnections(pid, port) === 0 &&
+      countFds(pid).total <= baseline.total &&
+      processesNaming(server.dataDir).every((p) => p === pid || seenWorkers.has(p)) &&
+      filesUnder(runFolder).length === 0,
+    limits.browserCloseGraceMs + 20_000,
+  );
+  const end = countFds(pid);
   const browsersLeft = processesNaming(server.dataDir).filter((p) => p !== pid && !seenWorkers.has(p));
+  const minutes = opts.minutes ?? minutesNow();
   const report: SoakReport = {
-    minutes: opts.minutes,
+    minutes,
     clients,
-    requests: Object.values(statuses).reduce((a, b) => a + b, 0),
+    requests: answered,
+    warmupRequests,
     statuses,
     refusals,
     serverErrors: Object.entries(statuses)
@@ -487,7 +589,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     sessions,
     rss: {
       samples,
-      ...slopes(samples, opts.warmupMinutes ?? Math.max(0.5, opts.minutes / 5)),
+      ...slopes(samples, opts.warmupMinutes ?? Math.max(0.5, minutes / 5)),
       peakMb: samples.reduce((m, [, , all]) => Math.max(m, all), 0),
     },
     fds: { baseline, end, leaked: Math.max(0, end.total - baseline.total) },
@@ -528,7 +630,7 @@ export function soakSection(r: SoakReport): string {
   return [
     '## Soak',
     '',
-    `\`npm run soak\` (scripts/soak.ts): ${r.minutes} min of ${r.clients} clients of two teams sending every corpus ` +
+    `\`npm run soak\` (scripts/soak.ts): ${Number(r.minutes.toFixed(1))} min of ${r.clients} clients of two teams sending every corpus ` +
       'format with random options (outputs, main content, tag filters, PDF modes and page limits, pictures inline), ' +
       'beside one or two browser sessions at a time created, driven over CDP and ended, against one server in the ' +
       'embedded mode with two conversion workers.',
@@ -555,13 +657,16 @@ export function soakSection(r: SoakReport): string {
 if (import.meta.main) {
   const { values } = parseArgs({
     options: {
-      minutes: { type: 'string', default: '30' },
+      minutes: { type: 'string' },
+      requests: { type: 'string' },
       clients: { type: 'string', default: '4' },
       seed: { type: 'string', default: '1' },
     },
   });
   const report = await runSoak({
-    minutes: Number(values.minutes),
+    ...(values.requests === undefined
+      ? { minutes: Number(values.minutes ?? 30) }
+      : { requests: Number(values.requests) }),
     clients: Number(values.clients),
     seed: Number(values.seed),
     log: (line) => process.stderr.write(`${line}\n`),
