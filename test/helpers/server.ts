@@ -255,7 +255,12 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
   const url = await new Promise<string>((resolve, reject) => {
     // A bound for a loaded machine, not a speed claim: a start loads every module, and in cluster
     // mode two processes start at once (load averages of 15 on 2 cores took a pair past 30 s).
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output()}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Not left running: nobody would stop it, and its open pipes would keep the test file alive.
+      child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      reject(new Error(`server did not start:\n${output()}`));
+    }, 60_000);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(output());
       if (m) {
