@@ -1,7 +1,7 @@
 import http from 'node:http';
 
 /** The boundary of the multipart bodies written by hand here. */
-const boundary = 'quire-raw-upload';
+export const boundary = 'quire-raw-upload';
 
 /** The start of a multipart body whose file part is named `filename`, up to the file's bytes. */
 export function filePartHead(filename: string): string {
