@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { limits } from '../../src/limits.ts';
 import { mayRaisePriority } from '../../src/process-priority.ts';
 import { embeddedOnly, inClusterPass } from '../helpers/mode.ts';
 import { ocrWithin, pagesToRecognise } from '../helpers/pdf.ts';
-import { parse, type RunningServer, repoRoot, storeEnv, useServer } from '../helpers/server.ts';
-import { childrenOf, niceOf, waitFor } from '../helpers/sessions.ts';
+import { parse, type RunningServer, useServer } from '../helpers/server.ts';
+import { childrenOf, niceOf, otherTeamKey, waitFor } from '../helpers/sessions.ts';
 
 /**
  * The fair queue over a server's real pool of conversion processes: one team's long conversions
@@ -17,18 +14,6 @@ import { childrenOf, niceOf, waitFor } from '../helpers/sessions.ts';
  * Nothing here waits on time: each step waits for the log line that says the conversion before
  * it is in the queue, and a long conversion ends when its client leaves.
  */
-
-const run = promisify(execFile);
-
-/** Creates a key for `team` in the server's store (in the cluster pass, the cluster's PostgreSQL). */
-async function keyFor(server: RunningServer, team: string): Promise<string> {
-  const cli = await run(
-    process.execPath,
-    [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', team],
-    { env: { ...process.env, ...storeEnv(server) } },
-  );
-  return cli.stdout.trim();
-}
 
 /**
  * Resolves on the next line saying a conversion of `team` is in the queue (embedded: submitted to
@@ -86,7 +71,7 @@ describe('fair queue on one worker', () => {
   const server = useServer({ QUIRE_WORKERS: '1', QUIRE_TEAM_CONCURRENCY: '8', QUIRE_LOG_LEVEL: 'debug' });
 
   it('gives the worker a long conversion frees to a waiting team before the team that held it', async () => {
-    const otherKey = await keyFor(server(), 'other');
+    const otherKey = await otherTeamKey(server(), 'other');
     const leaves = new AbortController();
     const stays = new AbortController();
     const [first] = await longConversions(server(), 1, leaves.signal);
@@ -152,7 +137,7 @@ describe('fair queue on two workers', () => {
       "the reserve holds a worker of one process's pool for a team served a moment ago; a cluster's jobs go by their BullMQ priority, and the README says no worker is held back there",
     ),
     async () => {
-      const otherKey = await keyFor(server(), 'other');
+      const otherKey = await otherTeamKey(server(), 'other');
       // Team other has just been served and holds nothing now.
       assert.equal((await smallParse(server(), otherKey, 'First')).status, 200);
       const flood = new AbortController();
