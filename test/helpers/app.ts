@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { after, before } from 'node:test';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { SessionTimers } from '../../src/sessions/session-clock.ts';
+import { forBlock } from './block-resource.ts';
 
 /**
  * What a test sends requests to: a key that opens it, and `fetch` with a path ('/v2/parse'),
@@ -105,17 +105,11 @@ export async function startApp(
 
 /** One in-process app for a whole `describe` block (or file): built before its tests, closed after. */
 export function useApp(env: Record<string, string> = {}): () => InProcessApp {
-  let started: InProcessApp | undefined;
-  before(async () => {
-    started = await startApp(env);
-  });
-  after(async () => {
-    await started?.close();
-  });
-  return () => {
-    if (!started) throw new Error('the app is not built');
-    return started;
-  };
+  return forBlock(
+    () => startApp(env),
+    (app) => app.close(),
+    'the app',
+  );
 }
 
 /** `fetch`'s request and answer, carried by Fastify's inject() instead of a socket. */

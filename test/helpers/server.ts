@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import type { HttpTarget } from './app.ts';
+import { forBlock } from './block-resource.ts';
 import { createDatabase } from './postgres.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -340,17 +340,11 @@ export function corpusFile(relative: string): { bytes: Uint8Array; filename: str
  * The getter is read inside tests, once the server exists.
  */
 export function useServer(env: Record<string, string> = {}): () => RunningServer {
-  let server: RunningServer | undefined;
-  before(async () => {
-    server = await startServer(env);
-  });
-  after(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (!server) throw new Error('the server is not running');
-    return server;
-  };
+  return forBlock(
+    () => startServer(env),
+    (server) => server.stop(),
+    'the server',
+  );
 }
 
 /**
