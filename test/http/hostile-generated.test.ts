@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type HostileCase, hostileCases } from '../../scripts/hostile/index.ts';
 import { Random } from '../../scripts/hostile/mutate.ts';
-import { type HostileExpectation, hostileExpectations } from '../fixtures/hostile.ts';
 import { type InProcessApp, useApp } from '../helpers/app.ts';
+import { type HostileExpectation, hostileExpectations } from '../helpers/hostile-expectations.ts';
 import { parse } from '../helpers/server.ts';
 import { otherTeamKey } from '../helpers/sessions.ts';
 
