@@ -6,6 +6,7 @@ import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { SessionTimers } from '../../src/sessions/session-clock.ts';
 import { forBlock } from './block-resource.ts';
+import { testEnv } from './test-env.ts';
 
 /**
  * What a test sends requests to: a key that opens it, and `fetch` with a path ('/v2/parse'),
@@ -30,23 +31,6 @@ export interface InProcessApp extends HttpTarget {
    */
   waitForOutput(pattern: RegExp, from?: number): Promise<RegExpExecArray>;
   close(): Promise<void>;
-}
-
-/**
- * The settings every test app shares, as startProcess gives a server process: a data folder of
- * its own, one known key, and the filter-engine cache the suite shares.
- */
-function testEnv(dataDir: string, key: string): Record<string, string> {
-  return {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    QUIRE_DATA_DIR: dataDir,
-    QUIRE_API_KEYS: key,
-    QUIRE_LOG_LEVEL: 'warn',
-    QUIRE_FILTER_ENGINE_CACHE: path.join(os.tmpdir(), 'quire-test-filter-engine.bin'),
-    // Long PDFs on two threads whatever the machine, as the server processes of the suite do.
-    QUIRE_PDF_THREADS: '2',
-  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import type { HttpTarget } from './app.ts';
 import { forBlock } from './block-resource.ts';
 import { createDatabase } from './postgres.ts';
+import { testEnv } from './test-env.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const corpusDir = process.env.QUIRE_CORPUS_DIR ?? path.resolve(repoRoot, '../shared/corpus');
@@ -233,17 +234,7 @@ export async function startProcess(env: Record<string, string> = {}): Promise<Ru
     cwd: repoRoot,
     env: {
       ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      QUIRE_DATA_DIR: dataDir,
-      QUIRE_API_KEYS: key,
-      QUIRE_LOG_LEVEL: 'warn',
-      // Shared by the suite's servers (each has its own data folder): the lists are parsed once,
-      // not seconds of CPU per server; the file is keyed by the lists, so sharing it is safe.
-      QUIRE_FILTER_ENGINE_CACHE: path.join(os.tmpdir(), 'quire-test-filter-engine.bin'),
-      // Long PDFs on two threads whatever the machine (by default one below 4 cores), so that
-      // the suite reads pages on both, as the machines that run Quire with more cores do.
-      QUIRE_PDF_THREADS: '2',
+      ...testEnv(dataDir, key),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

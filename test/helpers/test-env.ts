@@ -1,0 +1,22 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The settings every Quire the suite starts shares, in-process app or server process: a data
+ * folder of its own, one known key, quiet logs, and the two settings below.
+ */
+export function testEnv(dataDir: string, key: string): Record<string, string> {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_API_KEYS: key,
+    QUIRE_LOG_LEVEL: 'warn',
+    // Shared by the suite's servers (each has its own data folder): the lists are parsed once,
+    // not seconds of CPU per server; the file is keyed by the lists, so sharing it is safe.
+    QUIRE_FILTER_ENGINE_CACHE: path.join(os.tmpdir(), 'quire-test-filter-engine.bin'),
+    // Long PDFs on two threads whatever the machine (by default one below 4 cores), so that
+    // the suite reads pages on both, as the machines that run Quire with more cores do.
+    QUIRE_PDF_THREADS: '2',
+  };
+}
