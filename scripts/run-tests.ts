@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { suiteCompileCache } from '../test/helpers/test-env.ts';
 
 interface Counts {
   passed: number;
@@ -81,7 +82,10 @@ function runPass(pass: Pass): Promise<Counts & { code: number }> {
       `--test-reporter-destination=${tapFile}`,
       ...pass.files,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...pass.env } },
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { NODE_COMPILE_CACHE: suiteCompileCache, ...process.env, ...pass.env },
+    },
   );
   return new Promise((resolve, reject) => {
     child.once('error', reject);

@@ -1,7 +1,9 @@
+import { enableCompileCache } from './compile-cache.ts';
 import { loadConfig } from './config.ts';
 import { disableCoreFiles } from './core-files.ts';
 
 const config = loadConfig();
+enableCompileCache(config.QUIRE_DATA_DIR);
 // Before any worker or browser starts, so that every one inherits it.
 const coreFilesOn = disableCoreFiles();
 // The worker role never loads the API's modules (store, sessions, routes): it starts in half the time.

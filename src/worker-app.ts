@@ -1,4 +1,3 @@
-import path from 'node:path';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { App } from './app.ts';
 import type { Config } from './config.ts';
@@ -13,7 +12,6 @@ export function localPool(config: Config, observer?: PoolObserver): ConversionPo
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: config.QUIRE_QUEUE_SIZE,
     reserveMs: config.QUIRE_FAIR_RESERVE_MS,
-    compileCache: path.join(config.QUIRE_DATA_DIR, 'compile-cache'),
     observer,
   });
 }

@@ -12,14 +12,6 @@ export interface PoolSettings {
   workers: number;
   heapMb: number;
   queueSize: number;
-  /**
-   * A folder where conversion processes keep V8's compiled code between starts (NODE_COMPILE_CACHE).
-   * A process replacing one that was killed (a timeout, a memory cap) loads every converter before
-   * it takes a task: 1.0 s of CPU without the cache, 0.5 s with it, while a conversion may wait
-   * for it. It holds compiled code of Quire's own modules only, never a document; Node ignores a
-   * folder it cannot use. Undefined: none, unless the environment sets one.
-   */
-  compileCache?: string;
   /** See FairQueueSettings.reserveMs. */
   reserveMs: number;
   /** Told how long each conversion waited for a worker, and of each worker lost. */
@@ -49,11 +41,11 @@ export class ConversionPool implements ConversionRunner {
 
   constructor(settings: PoolSettings) {
     this.settings = settings;
+    // With the server's NODE_COMPILE_CACHE (compile-cache.ts) among the rest.
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       QUIRE_BULK_SOCKET: this.bulk.socketPath,
     };
-    if (settings.compileCache) env.NODE_COMPILE_CACHE = settings.compileCache;
     this.pool = new Tinypool({
       filename: new URL('./worker-entry.ts', import.meta.url).href,
       runtime: 'child_process',

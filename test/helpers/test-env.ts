@@ -2,6 +2,14 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
+ * Where the suite's processes keep V8's compiled code (NODE_COMPILE_CACHE, set by
+ * scripts/run-tests.ts for every test file and what it starts): each of the suite's hundreds of
+ * Node starts (test files, servers, conversion workers, CLI runs) then loads its modules in about
+ * half the CPU. Node keys each entry by the file's contents, so a changed file is compiled anew.
+ */
+export const suiteCompileCache = path.join(os.tmpdir(), 'quire-test-compile-cache');
+
+/**
  * The settings every Quire the suite starts shares, in-process app or server process: a data
  * folder of its own, one known key, quiet logs, and the two settings below.
  */
