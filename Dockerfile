@@ -1,5 +1,5 @@
 # Quire in one image: the embedded mode by default (SQLite in /data); set QUIRE_DATABASE_URL for
-# the cluster store. Debian's chromium and tesseract come from the same script `npm start` runs
+# the cluster store. Debian's Chromium headless shell and tesseract come from the same script `npm start` runs
 # (scripts/install-system-deps.sh run), so the image and a bare machine install the same packages
 # and take the same ad filter lists out of Debian's uBlock Origin package (into /app/vendor).
 # The playground and /docs (web/) are built with the dev dependencies (esbuild, preact, redoc) in a

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { loadConfig } from '../src/config.ts';
 import { limits } from '../src/limits.ts';
 import { fmtMb, fmtRatio, table } from './format.ts';
 import { quireSpec, startServer, stopServer } from './load.ts';
@@ -16,7 +17,8 @@ import { nowMs, ratio } from './stats.ts';
 // Chromium driven by puppeteer-core, a context per page, load, the same network-quiet wait,
 // page.content(), at the same concurrency; and the pool's memory.
 
-const chromiumPath = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
+// The same binary Quire starts, so that the two sides differ only in what Quire adds.
+const chromiumPath = loadConfig().QUIRE_CHROMIUM_PATH;
 const apiKey = 'bench-key';
 
 export interface RenderResult {

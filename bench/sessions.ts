@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
+import { loadConfig } from '../src/config.ts';
 import { dash, fmtMs, fmtRatio, table } from './format.ts';
 import { quireSpec, startServer, stopServer } from './load.ts';
 import { machineFacts } from './machine.ts';
@@ -16,7 +17,8 @@ import { max, median, nowMs, percentile, ratio, supportedPercentiles } from './s
 // cdpUrl relay) against the bare minimum: Chromium started by hand and Playwright connected to
 // it directly, measured in the same run.
 
-const chromiumPath = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
+// The same binary Quire starts, so that the two sides differ only in what Quire adds.
+const chromiumPath = loadConfig().QUIRE_CHROMIUM_PATH;
 const apiKey = 'bench-key';
 
 export interface SessionsOptions {

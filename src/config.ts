@@ -110,8 +110,8 @@ export const configSchema = z.object({
       "Base URL (http://10.0.0.7:3002) at which the cluster's other API processes reach this one, to forward the requests for the browser sessions it holds; empty: http://HOST:port, with the machine's first non-loopback IPv4 address when HOST is 0.0.0.0 or ::.",
     ),
   QUIRE_CHROMIUM_PATH: stringVar(
-    '/usr/bin/chromium',
-    'Chromium executable for interact sessions (the Debian chromium package).',
+    '/usr/lib/chromium/chromium-headless-shell',
+    "Chromium executable for interact sessions and rendered scrapes: the binary of Debian's chromium-headless-shell package, started directly rather than through its wrapper script. The headless shell starts in about 0.5 s and 0.7 s of CPU, where the full browser's headless mode takes 1.2 s and 2 s.",
   ),
   QUIRE_FILTER_LISTS_DIR: stringVar(
     path.resolve(import.meta.dirname, '../vendor/ublock-origin/assets'),

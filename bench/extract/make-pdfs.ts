@@ -8,8 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../../src/config.ts';
 
-const chromium = process.env.QUIRE_CHROMIUM_PATH || '/usr/bin/chromium';
+const chromium = loadConfig().QUIRE_CHROMIUM_PATH;
 const root = path.join(import.meta.dirname, 'cases');
 for (const split of fs.readdirSync(root)) {
   for (const file of fs.readdirSync(path.join(root, split))) {

@@ -105,7 +105,11 @@ function refusal(message: CdpRequest, scope: FirewallScope): string | CdpRequest
     case 'Browser.setDownloadBehavior':
     case 'Page.setDownloadBehavior':
       // Clients (Playwright among them) name a folder on their own machine; downloads stay in
-      // the session's folder instead.
+      // the session's folder instead. The browser's `default` is that folder too: the headless
+      // shell's own default is to refuse every download.
+      if (params.behavior === 'default') {
+        return { ...message, params: { ...params, behavior: 'allow', downloadPath: scope.downloadsDir } };
+      }
       if (params.downloadPath === undefined) return undefined;
       return { ...message, params: { ...params, downloadPath: scope.downloadsDir } };
     case 'DOM.setFileInputFiles':

@@ -144,7 +144,9 @@ describe('interact sessions: the CDP firewall', () => {
         refused('Target.exposeDevToolsProtocol', 'it would give page scripts an unfiltered CDP connection'),
       );
       // Runtime.addBinding only lets page scripts send strings to this client (Playwright's
-      // exposeFunction is built on it), so it goes through.
+      // exposeFunction is built on it), so it goes through. As Playwright does, Runtime first:
+      // the headless shell puts a binding in the page's running context only once it is enabled.
+      await cdp.send('Runtime.enable', {}, sessionId);
       await cdp.send('Runtime.addBinding', { name: 'quireBinding' }, sessionId);
       const called = cdp.event('Runtime.bindingCalled', (e) => e.sessionId === sessionId);
       await cdp.send('Runtime.evaluate', { expression: 'quireBinding("hello")' }, sessionId);

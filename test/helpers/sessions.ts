@@ -7,12 +7,14 @@ import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.ts';
 import type { SessionTimers } from '../../src/sessions/session-clock.ts';
 import type { HttpTarget } from './app.ts';
 import { type RunningServer, repoRoot, storeEnv } from './server.ts';
 import { storeRows } from './store.ts';
 
-export const chromiumPath = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The Chromium Quire starts (QUIRE_CHROMIUM_PATH or its default), for the tests' own browsers. */
+export const chromiumPath = loadConfig().QUIRE_CHROMIUM_PATH;
 
 export interface Reply {
   status: number;
