@@ -3,6 +3,7 @@
  * or what its arguments choose) with NODE_V8_COVERAGE set, so that every process the tests start
  * (test files, servers, conversion workers, the CLI) records what it ran, then has c8 read those
  * records. Prints one row per folder of src/ and writes them as JSON for a later comparison.
+ * Every process also loads coverage-preload.ts, so that one ended by SIGTERM still records.
  *
  * Usage: node scripts/coverage.ts [--out coverage.json] [--against earlier.json] [run-tests arguments]
  */
@@ -36,7 +37,11 @@ const records = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-coverage-'));
 const tests = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/run-tests.ts'), ...args], {
   cwd: repoRoot,
   stdio: 'inherit',
-  env: { ...process.env, NODE_V8_COVERAGE: records },
+  env: {
+    ...process.env,
+    NODE_V8_COVERAGE: records,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(repoRoot, 'scripts/coverage-preload.ts')}`,
+  },
 });
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-coverage-report-'));
 const c8 = spawnSync(

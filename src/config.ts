@@ -36,6 +36,9 @@ export const configSchema = z.object({
   QUIRE_CLUSTER_STALLED_CHECK_MS: intVar(limits.clusterStalledCheckMs, 100, 600_000).describe(
     "Cluster mode: how often each worker looks for jobs whose worker died (BullMQ's stalled-job check, a few Redis calls each time). A dead worker's job runs again once its 15 s claim has lapsed and two checks have seen it unclaimed.",
   ),
+  QUIRE_REQUEST_HEADERS_TIMEOUT_MS: intVar(limits.requestHeadersMs, 1000, limits.requestReceiveMs).describe(
+    "Time a connection has to send a request's headers before Quire answers 408 and closes it (checked every second): a real client sends them at once, a trickle holds a connection. At most the 120 s a whole request may take.",
+  ),
   QUIRE_ROLE: z
     .enum(['all', 'api', 'worker'])
     .default('all')

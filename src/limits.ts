@@ -295,7 +295,10 @@ export const limits = {
    * A slower or never-ending body held its socket (and its bytes) for six minutes.
    */
   requestReceiveMs: 120_000,
-  /** Time to receive a request's headers: a real client sends them at once; a trickle is an attack. */
+  /**
+   * The default of QUIRE_REQUEST_HEADERS_TIMEOUT_MS, the time to receive a request's headers: a
+   * real client sends them at once; a trickle is an attack.
+   */
   requestHeadersMs: 15_000,
   /** The `options` part is a small JSON object; 1 MiB leaves room for a large JSON schema. */
   optionsBytes: 1 * MiB,

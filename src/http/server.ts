@@ -88,7 +88,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
     requestTimeout: limits.requestReceiveMs,
     // Node checks those deadlines every 30 s by default, which let a trickle live 75 s.
-    http: { headersTimeout: limits.requestHeadersMs, connectionsCheckingInterval: 1000 },
+    http: { headersTimeout: deps.config.QUIRE_REQUEST_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     return503OnClosing: true,
   });
 

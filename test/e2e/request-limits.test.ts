@@ -12,7 +12,11 @@ const MiB = 1024 * 1024;
  * real sockets: uploads whose bodies are still arriving, and headers that never finish.
  */
 describe('request limits', () => {
-  const server = useServer({ QUIRE_UPLOADS_IN_FLIGHT_MB: '3', QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB: '2' });
+  const server = useServer({
+    QUIRE_UPLOADS_IN_FLIGHT_MB: '3',
+    QUIRE_TEAM_UPLOADS_IN_FLIGHT_MB: '2',
+    QUIRE_REQUEST_HEADERS_TIMEOUT_MS: '1000',
+  });
   const rows = (bytes: number) => 'a,b\n'.repeat(bytes / 4);
   const csv = (bytes: number) => ({ bytes: rows(bytes), filename: 'rows.csv' });
 
@@ -96,7 +100,8 @@ describe('request limits', () => {
     socket.on('data', (d: Buffer) => {
       answer += d.toString();
     });
-    // Closed by the server's header deadline (15 s, checked every second), not by this test.
+    // Closed by the server's header deadline (QUIRE_REQUEST_HEADERS_TIMEOUT_MS, checked every
+    // second), not by this test.
     await new Promise((resolve) => socket.once('close', resolve));
     assert.match(answer, /^HTTP\/1\.1 408/);
   });

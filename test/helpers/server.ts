@@ -40,7 +40,7 @@ export interface RunningServer extends HttpTarget {
 
 /**
  * Servers still running when the test file's process ends (a test that failed before its own
- * cleanup, ended by --test-force-exit) are told to shut down, so none outlives the suite.
+ * cleanup) are told to shut down, so none outlives the suite.
  */
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
