@@ -2,19 +2,19 @@
  * Runs the suite's two passes and ends with one line over both that CI reads:
  * `N passed, N failed, N skipped`.
  *
- *  1. every layer against the embedded mode: test/unit (modules in-process), test/http (the API
- *     built in the test's process, requests through Fastify's inject()) and test/e2e (real
- *     processes and sockets);
+ *  1. every layer against the embedded mode: test/e2e (real processes and sockets), test/http
+ *     (the API built in the test's process, requests through Fastify's inject()) and test/unit
+ *     (modules in-process);
  *  2. test/e2e again with QUIRE_TEST_CLUSTER=1, where each server a test starts is a cluster (an
  *     api and a worker process on Redis and PostgreSQL): only there is the cluster's process
  *     boundary what runs, so only there does the second pass add anything.
  *
  * Usage: node scripts/run-tests.ts [--pass embedded|cluster] [file or glob ...]
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
 import { suiteCompileCache } from '../test/helpers/test-env.ts';
 
 interface Counts {
@@ -26,9 +26,11 @@ interface Counts {
 interface Pass {
   name: 'embedded' | 'cluster';
   env: Record<string, string>;
+  /** Globs or files, in the order their files start. */
   files: string[];
 }
 
+const repoRoot = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const passArg = args.indexOf('--pass');
 const only = passArg >= 0 ? args.splice(passArg, 2)[1] : undefined;
@@ -45,7 +47,7 @@ const passes: Pass[] = [
     files:
       chosen.length > 0
         ? chosen
-        : ['test/unit/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+        : ['test/e2e/**/*.test.ts', 'test/http/**/*.test.ts', 'test/unit/**/*.test.ts'],
   },
   {
     name: 'cluster',
@@ -54,54 +56,50 @@ const passes: Pass[] = [
   },
 ];
 
-/** The counts in a TAP report's closing comments. */
-function readTapCounts(tap: string): Counts {
-  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
-  return {
-    passed: count('pass'),
-    // A cancelled test (its file's process ended, or it ran past its timeout) did not pass.
-    failed: count('fail') + count('cancelled'),
-    skipped: count('skipped') + count('todo'),
-  };
+/**
+ * The files of `patterns`, in the order they start, two at a time: the slow layers first (each
+ * pattern in turn), and within one the larger files first, so that the many short files at the
+ * end fill the gaps rather than one long file running alone at the end of the pass. Node's own
+ * command line sorts its files by name, which put the longest ones last.
+ */
+function startOrder(patterns: string[]): string[] {
+  const seen = new Set<string>();
+  const ordered: string[] = [];
+  for (const pattern of patterns) {
+    const files = fs
+      .globSync(pattern, { cwd: repoRoot })
+      .map((file) => path.resolve(repoRoot, file))
+      .filter((file) => !seen.has(file))
+      .map((file) => ({ file, size: fs.statSync(file).size }))
+      .sort((a, b) => b.size - a.size || a.file.localeCompare(b.file));
+    for (const { file } of files) {
+      seen.add(file);
+      ordered.push(file);
+    }
+  }
+  return ordered;
 }
 
 /**
- * How long a pass may print nothing before it counts as hung: a test file that leaves a handle
+ * How long a pass may report nothing before it counts as hung: a test file that leaves a handle
  * open (a server, a socket, a timer) never exits, and node's runner waits for it for ever. No
- * test may take past --test-timeout (2 minutes); the longest hook, the soak's, takes under one.
+ * test may take past the per-test timeout (2 minutes); the longest hook, the soak's, under one.
  */
 const silentLimitMs = 10 * 60_000;
 
 /**
- * One pass of node's test runner: its spec report to our output, its TAP report counted.
+ * One pass of node's test runner, its files in processes of their own, two at a time, its spec
+ * report to our output.
  *
- * Without --test-force-exit: with it and more than one file at a time, a file's process exits
- * while its last results are still on their way to the runner, which then counts fewer tests
- * than ran and says nothing (nodejs/node#64833; here a fixture file lost 30 of its 88 tests). So
- * each test file closes what it opened, and a pass that goes silent is ended and fails.
+ * Without forceExit: with it and more than one file at a time, a file's process exits while its
+ * last results are still on their way to the runner, which then counts fewer tests than ran and
+ * says nothing (nodejs/node#64833; here a fixture file lost 30 of its 88 tests). So each test
+ * file closes what it opened, and a pass that goes silent is ended and fails.
  */
-function runPass(pass: Pass): Promise<Counts & { code: number }> {
-  const tapFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-tests-')), 'report.tap');
-  const child = spawn(
-    process.execPath,
-    [
-      '--test',
-      '--test-concurrency=2',
-      // A bound for a hung test on a loaded machine; no test is written to take near it.
-      '--test-timeout=120000',
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      '--test-reporter=tap',
-      `--test-reporter-destination=${tapFile}`,
-      ...pass.files,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { NODE_COMPILE_CACHE: suiteCompileCache, ...process.env, ...pass.env },
-      // Its own process group, so that a hung pass is ended with every process it started.
-      detached: true,
-    },
-  );
+async function runPass(pass: Pass): Promise<Counts> {
+  const files = startOrder(pass.files);
+  if (files.length === 0) throw new Error(`no test file matches ${pass.files.join(' ')}`);
+  const stop = new AbortController();
   let hung = false;
   let silence: NodeJS.Timeout | undefined;
   const watch = () => {
@@ -111,34 +109,36 @@ function runPass(pass: Pass): Promise<Counts & { code: number }> {
       console.error(
         `\n# ${pass.name} pass: nothing reported for ${silentLimitMs / 60_000} minutes: a test file did not exit (a handle left open?); ending the pass`,
       );
-      process.kill(-child.pid!, 'SIGKILL');
+      stop.abort();
     }, silentLimitMs);
   };
   watch();
-  // Its own group hears no Ctrl-C from the terminal: pass it on.
-  const forward = (signal: NodeJS.Signals) => process.kill(-child.pid!, signal);
-  process.on('SIGINT', forward).on('SIGTERM', forward);
-  child.stdout!.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
-    watch();
+
+  const stream = run({
+    files,
+    concurrency: 2,
+    // A bound for a hung test on a loaded machine; no test is written to take near it.
+    timeout: 120_000,
+    signal: stop.signal,
+    env: { NODE_COMPILE_CACHE: suiteCompileCache, ...process.env, ...pass.env },
   });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(silence);
-      process.off('SIGINT', forward).off('SIGTERM', forward);
-      const tap = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
-      fs.rmSync(path.dirname(tapFile), { recursive: true, force: true });
-      const counts = readTapCounts(tap);
-      // A runner that died without a report failed, whatever it counted.
-      const failedRun = hung || code !== 0 || signal !== null;
-      resolve({
-        ...counts,
-        failed: counts.failed + (failedRun && counts.failed === 0 ? 1 : 0),
-        code: code ?? 1,
-      });
-    });
+  let counts: Counts | undefined;
+  stream.on('data', watch);
+  stream.on('test:summary', (summary) => {
+    // One summary per file, then the pass's own, the one without a file.
+    if (summary.file !== undefined) return;
+    const { tests, passed, skipped, todo } = summary.counts;
+    // Whatever did not pass and was not skipped failed: a cancelled test too (its file's process
+    // ended, or it ran past its timeout).
+    counts = { passed, failed: tests - passed - skipped - todo, skipped: skipped + todo };
   });
+  await new Promise<void>((resolve, reject) => {
+    stream.compose(spec).on('end', resolve).on('error', reject).pipe(process.stdout, { end: false });
+  });
+  clearTimeout(silence);
+  // A pass that ended without its summary, or was ended, failed whatever it counted.
+  if (!counts) return { passed: 0, failed: 1, skipped: 0 };
+  return hung && counts.failed === 0 ? { ...counts, failed: 1 } : counts;
 }
 
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
