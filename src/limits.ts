@@ -485,6 +485,12 @@ export const limits = {
    */
   browserCloseGraceMs: 10_000,
   /**
+   * Time a killed browser's processes get to be gone before its session ends anyway: a renderer
+   * holding a large heap takes a while to free it, seconds on a busy machine, and a session that
+   * reads as destroyed has given its memory back to the next one.
+   */
+  browserGroupExitMs: 10_000,
+  /**
    * Browsers starting at once; more creates wait their turn inside their own request, so that
    * when the CPU is short each start gets enough of it to finish within browserStartMs rather
    * than all crawling together. A start takes 0.3-1 s of a core. Ten creates at once on two busy

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { limits } from '../limits.ts';
 import { BrowserPipe } from './cdp-pipe.ts';
 import { lowerPriority, niced } from './priority.ts';
+import { groupGone } from './process-group.ts';
 
 export interface LaunchOptions {
   executable: string;
@@ -167,9 +168,12 @@ export class BrowserProcess {
       ask().catch(() => {});
       await Promise.race([this.exited, sleep(graceMs)]);
     }
-    // Helpers (zygotes, utility processes) can outlive the main process: kill the group anyway.
+    // Helpers (zygotes, utility processes) can outlive the main process: kill the group anyway,
+    // and resolve once every one of them has gone, its memory given back.
     killGroup(this.pid);
-    return this.exited;
+    const exit = await this.exited;
+    await groupGone(this.pid, limits.browserGroupExitMs);
+    return exit;
   }
 }
 

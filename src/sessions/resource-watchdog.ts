@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { limits } from '../limits.ts';
 import { mayRaisePriority, setThreadsNice } from '../process-priority.ts';
 import { foldersBytes } from './disk-usage.ts';
+import { readProcessState } from './process-group.ts';
 
 const MiB = 1024 * 1024;
 
@@ -19,12 +20,6 @@ export interface WatchedSession {
   dir: string;
   /** The session went over a cap; called once, with the reason in words. */
   over(reason: string, cap: keyof SessionCaps): void;
-}
-
-/** One process's group and state, from /proc/<pid>/stat. */
-interface ProcessUsage {
-  pgrp: number;
-  zombie: boolean;
 }
 
 /**
@@ -87,7 +82,7 @@ export class ResourceWatchdog {
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       const pid = Number(entry);
-      const usage = readStat(pid);
+      const usage = readProcessState(pid);
       if (!usage || usage.zombie || !byGroup.has(usage.pgrp)) continue;
       members.push(pid);
       const total = totals.get(usage.pgrp) ?? { bytes: 0, processes: 0 };
@@ -145,18 +140,6 @@ export class ResourceWatchdog {
  */
 function renice(pids: readonly number[]): void {
   for (const pid of pids) setThreadsNice(pid, limits.sessionNice);
-}
-
-function readStat(pid: number): ProcessUsage | undefined {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name in parentheses may hold spaces; fields are counted after its closing one.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { zombie: fields[0] === 'Z', pgrp: Number(fields[2]) };
 }
 
 /**

@@ -58,7 +58,8 @@ const stores: { name: string; open: () => Promise<{ store: Store; close: () => P
 
 /** A cache on `store` whose clock starts now and moves only with `clock.now`. */
 function cacheOn(store: Store, capBytes = 2 ** 20) {
-  const clock = { start: Date.now(), now: Date.now() };
+  const start = Date.now();
+  const clock = { start, now: start };
   const cache = new ScrapeCache(
     store,
     capBytes,
