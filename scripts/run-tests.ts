@@ -2,9 +2,9 @@
  * Runs the suite's two passes and ends with one line over both that CI reads:
  * `N passed, N failed, N skipped`.
  *
- *  1. every layer against the embedded mode: test/e2e (real processes and sockets), test/http
- *     (the API built in the test's process, requests through Fastify's inject()) and test/unit
- *     (modules in-process);
+ *  1. every layer against the embedded mode: test/unit (modules in-process), test/http (the API
+ *     built in the test's process, requests through Fastify's inject()) and test/e2e (real
+ *     processes and sockets);
  *  2. test/e2e again with QUIRE_TEST_CLUSTER=1, where each server a test starts is a cluster (an
  *     api and a worker process on Redis and PostgreSQL): only there is the cluster's process
  *     boundary what runs, so only there does the second pass add anything.
@@ -47,7 +47,7 @@ const passes: Pass[] = [
     files:
       chosen.length > 0
         ? chosen
-        : ['test/e2e/**/*.test.ts', 'test/http/**/*.test.ts', 'test/unit/**/*.test.ts'],
+        : ['test/unit/**/*.test.ts', 'test/http/**/*.test.ts', 'test/e2e/**/*.test.ts'],
   },
   {
     name: 'cluster',
@@ -57,10 +57,9 @@ const passes: Pass[] = [
 ];
 
 /**
- * The files of `patterns`, in the order they start, two at a time: the slow layers first (each
- * pattern in turn), and within one the larger files first, so that the many short files at the
- * end fill the gaps rather than one long file running alone at the end of the pass. Node's own
- * command line sorts its files by name, which put the longest ones last.
+ * The files of `patterns`, each pattern's in turn, by name within one. Tried the other way (the
+ * e2e layer first, larger files first) the pass took no less time, and on a loaded machine the
+ * browser-heavy files then ran side by side and starved each other past their timeouts.
  */
 function startOrder(patterns: string[]): string[] {
   const seen = new Set<string>();
@@ -70,9 +69,8 @@ function startOrder(patterns: string[]): string[] {
       .globSync(pattern, { cwd: repoRoot })
       .map((file) => path.resolve(repoRoot, file))
       .filter((file) => !seen.has(file))
-      .map((file) => ({ file, size: fs.statSync(file).size }))
-      .sort((a, b) => b.size - a.size || a.file.localeCompare(b.file));
-    for (const { file } of files) {
+      .sort();
+    for (const file of files) {
       seen.add(file);
       ordered.push(file);
     }
