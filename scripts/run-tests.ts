@@ -121,10 +121,14 @@ async function runPass(pass: Pass): Promise<Counts> {
     env: { NODE_COMPILE_CACHE: suiteCompileCache, ...process.env, ...pass.env },
   });
   let counts: Counts | undefined;
+  const fileTimes: { file: string; ms: number }[] = [];
   stream.on('data', watch);
   stream.on('test:summary', (summary) => {
     // One summary per file, then the pass's own, the one without a file.
-    if (summary.file !== undefined) return;
+    if (summary.file !== undefined) {
+      fileTimes.push({ file: path.relative(repoRoot, summary.file), ms: summary.duration_ms });
+      return;
+    }
     const { tests, passed, skipped, todo } = summary.counts;
     // Whatever did not pass and was not skipped failed: a cancelled test too (its file's process
     // ended, or it ran past its timeout).
@@ -134,9 +138,17 @@ async function runPass(pass: Pass): Promise<Counts> {
     stream.compose(spec).on('end', resolve).on('error', reject).pipe(process.stdout, { end: false });
   });
   clearTimeout(silence);
+  printSlowest(pass.name, fileTimes);
   // A pass that ended without its summary, or was ended, failed whatever it counted.
   if (!counts) return { passed: 0, failed: 1, skipped: 0 };
   return hung && counts.failed === 0 ? { ...counts, failed: 1 } : counts;
+}
+
+/** The files that took longest, so the next person to speed up the suite starts with data. */
+function printSlowest(passName: string, fileTimes: { file: string; ms: number }[]): void {
+  const slowest = fileTimes.sort((a, b) => b.ms - a.ms).slice(0, 8);
+  console.log(`\n# ${passName} pass: slowest files`);
+  for (const { file, ms } of slowest) console.log(`#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
 }
 
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
@@ -144,9 +156,11 @@ for (const pass of passes) {
   if (only && pass.name !== only) continue;
   if (pass.files.length === 0) continue;
   console.log(`\n# ${pass.name} pass: ${pass.files.join(' ')}\n`);
+  const started = performance.now();
   const counts = await runPass(pass);
+  const seconds = Math.round((performance.now() - started) / 1000);
   console.log(
-    `\n# ${pass.name} pass: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+    `\n# ${pass.name} pass: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped in ${seconds} s`,
   );
   total.passed += counts.passed;
   total.failed += counts.failed;
