@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { FormatId } from '../src/detect/formats.ts';
 import { readStatusKb, reapedChildrenCpuMs } from './proc.ts';
@@ -79,6 +80,9 @@ for (let i = 0; i < Math.max(1, Number(runs)); i++) {
 }
 const [ms, ...laterMs] = times;
 const [cpuMs, ...laterCpuMs] = cpuTimes;
+// The Markdown's digest, so the bench can check that settings meant to change only speed (the PDF
+// threads) change nothing in the output.
+const markdownSha256 = createHash('sha256').update(markdown).digest('hex');
 process.stdout.write(
-  `${JSON.stringify({ ms, cpuMs, laterMs, laterCpuMs, markdownChars: markdown.length, peakRssMb, ocrPages })}\n`,
+  `${JSON.stringify({ ms, cpuMs, laterMs, laterCpuMs, markdownChars: markdown.length, markdownSha256, peakRssMb, ocrPages })}\n`,
 );

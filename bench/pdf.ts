@@ -271,6 +271,7 @@ export interface ChildReport {
   laterCpuMs: number[];
   peakRssMb: number;
   ocrPages?: number;
+  markdownSha256?: string;
 }
 
 /** Rounds of the throughput measurement: each tool runs once per round, the tools taking turns. */
@@ -313,6 +314,20 @@ function throughputTools(file: string): ThroughputTool[] {
     { id: 'pdfjs', label: 'pdf.js text', threads: '1', command: node('pdfjs'), warm: true },
     { id: 'anydoc', label: 'anydoc', threads: 'its own (native)', command: node('anydoc'), warm: true },
   ];
+}
+
+/**
+ * The whole book read on two threads must give, every run, the Markdown one thread gives: the
+ * threads are a speed setting. The suite checks this on generated pages and a sample of the book;
+ * the whole book, run after run, is this bench's.
+ */
+function assertSameOutput(two: Set<string> | undefined, one: Set<string> | undefined): void {
+  if (!two?.size || !one?.size) return;
+  const all = new Set([...two, ...one]);
+  if (all.size !== 1)
+    throw new Error(
+      `QUIRE_PDF_THREADS=2 and =1 gave ${all.size} different Markdown outputs for the same PDF: the threads changed the output`,
+    );
 }
 
 /** One process, timed from spawn to exit, with its whole CPU time and what it reports of itself. */
@@ -361,6 +376,7 @@ export async function measureThroughput(
         settledWall: [] as number[],
         settledCpu: [] as number[],
         error: '',
+        markdown: new Set<string>(),
       },
     ]),
   );
@@ -374,6 +390,7 @@ export async function measureThroughput(
         if (fresh.report) {
           s.convert.push(fresh.report.ms);
           s.rss.push(fresh.report.peakRssMb);
+          if (fresh.report.markdownSha256) s.markdown.add(fresh.report.markdownSha256);
         }
         if (tool.warm) {
           const { report } = await timedProcess(tool.command(WARM_RUNS));
@@ -388,6 +405,7 @@ export async function measureThroughput(
         s.error = errorText(err);
       }
     }
+  assertSameOutput(samples.get('quire')?.markdown, samples.get('quire-1t')?.markdown);
   return tools.map((t) => {
     const s = samples.get(t.id)!;
     return {
