@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { describe, it } from 'node:test';
+import { firstPassOnly } from '../helpers/mode.ts';
 import { type RunningServer, useServer } from '../helpers/server.ts';
 import {
   api,
@@ -151,6 +152,15 @@ function groupListeningSockets(pgid: number): string[] {
   return held;
 }
 
+/**
+ * A session's browser is watched, niced and piped by the process that holds it, the same code in
+ * both modes: the cluster pass adds nothing to these. It keeps the cases whose outcome is in the
+ * shared store (the log line of its limits, the profile left unsaved).
+ */
+const heldByOneProcess = firstPassOnly(
+  "a session's caps, priority and pipe are the holding process's, the same in both modes",
+);
+
 describe('interact sessions: what one session may use', () => {
   const server = useServer({
     // The limits' mode is logged at info.
@@ -171,53 +181,61 @@ describe('interact sessions: what one session may use', () => {
     assert.equal(logged.diskMb, diskCapMb);
   });
 
-  it('a page that allocates past QUIRE_SESSION_MEMORY_MB ends its session, with the reason', async () => {
-    const created = await createSession(server());
-    const pid = await recordedPid(server(), created.id);
-    const cdp = await openCdp(created.cdpUrl);
-    try {
-      const { sessionId } = await attachToPage(cdp);
-      // 16 MB more every 10 ms, touched so that it is resident, and kept.
-      await cdp.send(
-        'Runtime.evaluate',
-        {
-          expression:
-            'globalThis.kept = []; setInterval(() => kept.push(new Uint8Array(16 * 2 ** 20).fill(1)), 10); 1',
-        },
-        sessionId,
-      );
-      const record = await destroyed(server(), created.id);
-      const used = /^its browser used (\d+) MB of memory, over the session cap of 512 MB$/.exec(
-        record.closeReason,
-      );
-      assert.ok(used, record.closeReason);
-      assert.ok(Number(used[1]) > memoryCapMb, record.closeReason);
-      assert.deepEqual(groupProcesses(pid), [], 'the browser’s processes are gone');
-    } finally {
-      await cdp.close();
-      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-    }
-  });
-
-  it('a download past QUIRE_SESSION_DISK_MB ends its session, with the reason', async () => {
-    const created = await createSession(server());
-    const cdp = await openCdp(created.cdpUrl);
-    try {
-      const { sessionId } = await attachToPage(cdp);
-      // The download goes on until the session ends and its browser with it.
-      await cdp.send('Page.navigate', { url: `${site()}/big?mb=1024` }, sessionId).catch(() => {});
-      const record = await destroyed(server(), created.id);
-      const took =
-        /^its folder \(profile, downloads, uploads\) took (\d+) MB of disk, over the session cap of 64 MB$/.exec(
+  it(
+    'a page that allocates past QUIRE_SESSION_MEMORY_MB ends its session, with the reason',
+    heldByOneProcess,
+    async () => {
+      const created = await createSession(server());
+      const pid = await recordedPid(server(), created.id);
+      const cdp = await openCdp(created.cdpUrl);
+      try {
+        const { sessionId } = await attachToPage(cdp);
+        // 16 MB more every 10 ms, touched so that it is resident, and kept.
+        await cdp.send(
+          'Runtime.evaluate',
+          {
+            expression:
+              'globalThis.kept = []; setInterval(() => kept.push(new Uint8Array(16 * 2 ** 20).fill(1)), 10); 1',
+          },
+          sessionId,
+        );
+        const record = await destroyed(server(), created.id);
+        const used = /^its browser used (\d+) MB of memory, over the session cap of 512 MB$/.exec(
           record.closeReason,
         );
-      assert.ok(took, record.closeReason);
-      assert.ok(Number(took[1]) > diskCapMb, record.closeReason);
-    } finally {
-      await cdp.close();
-      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-    }
-  });
+        assert.ok(used, record.closeReason);
+        assert.ok(Number(used[1]) > memoryCapMb, record.closeReason);
+        assert.deepEqual(groupProcesses(pid), [], 'the browser’s processes are gone');
+      } finally {
+        await cdp.close();
+        await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+      }
+    },
+  );
+
+  it(
+    'a download past QUIRE_SESSION_DISK_MB ends its session, with the reason',
+    heldByOneProcess,
+    async () => {
+      const created = await createSession(server());
+      const cdp = await openCdp(created.cdpUrl);
+      try {
+        const { sessionId } = await attachToPage(cdp);
+        // The download goes on until the session ends and its browser with it.
+        await cdp.send('Page.navigate', { url: `${site()}/big?mb=1024` }, sessionId).catch(() => {});
+        const record = await destroyed(server(), created.id);
+        const took =
+          /^its folder \(profile, downloads, uploads\) took (\d+) MB of disk, over the session cap of 64 MB$/.exec(
+            record.closeReason,
+          );
+        assert.ok(took, record.closeReason);
+        assert.ok(Number(took[1]) > diskCapMb, record.closeReason);
+      } finally {
+        await cdp.close();
+        await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+      }
+    },
+  );
 
   it('IndexedDB written past the disk cap ends the session, and its profile is not saved', async () => {
     const profile = { name: `heavy-${randomUUID()}`, saveChanges: true };
@@ -278,42 +296,49 @@ describe('interact sessions: what one session may use', () => {
     }
   });
 
-  it('every thread of a session’s browser runs below conversions (nice 10, its autogroup too)', async () => {
-    const created = await createSession(server());
-    try {
-      const pid = await recordedPid(server(), created.id);
-      // Chromium raises a few threads (display, IO) when it can, as root here: the watchdog
-      // lowers them again, so this waits for the watchdog's pass rather than a time.
-      const processes = await waitFor('every thread at nice 10 or lower', async () => {
-        const found = groupProcesses(pid);
-        return found.every((p) => p.threadNices.every((nice) => nice >= 10)) ? found : undefined;
-      });
-      assert.ok(processes.length > 1, 'the browser has helper processes');
-      for (const p of processes) {
-        if (p.autogroupNice !== undefined) assert.equal(p.autogroupNice, 10, `autogroup of ${p.pid}`);
+  it(
+    'every thread of a session’s browser runs below conversions (nice 10, its autogroup too)',
+    heldByOneProcess,
+    async () => {
+      const created = await createSession(server());
+      try {
+        const pid = await recordedPid(server(), created.id);
+        // Chromium raises a few threads (display, IO) when it can, as root here: the watchdog
+        // lowers them again, so this waits for the watchdog's pass rather than a time.
+        const processes = await waitFor('every thread at nice 10 or lower', async () => {
+          const found = groupProcesses(pid);
+          return found.every((p) => p.threadNices.every((nice) => nice >= 10)) ? found : undefined;
+        });
+        assert.ok(processes.length > 1, 'the browser has helper processes');
+        for (const p of processes) {
+          if (p.autogroupNice !== undefined) assert.equal(p.autogroupNice, 10, `autogroup of ${p.pid}`);
+        }
+        // Quire itself, and with it the conversions, stay where they were.
+        assert.equal(os.getPriority(server().process.pid!), 0);
+      } finally {
+        await api(server(), 'DELETE', `/v2/interact/${created.id}`);
       }
-      // Quire itself, and with it the conversions, stay where they were.
-      assert.equal(os.getPriority(server().process.pid!), 0);
-    } finally {
-      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-    }
-  });
+    },
+  );
 
-  it('execute’s code cannot reach another session’s browser past the relay: browsers listen on no port', async () => {
-    const target = await createSession(server());
-    const caller = await createSession(server());
-    const cdp = await openCdp(target.cdpUrl);
-    try {
-      const title = `target-${randomUUID()}`;
-      const { sessionId } = await attachToPage(cdp);
-      await navigate(cdp, sessionId, `${site()}/page?title=${title}`);
-      const pid = await recordedPid(server(), target.id);
-      // Every TCP port listening on this host, the browsers' own included if they had any, is
-      // asked for its DevTools target list from inside execute: none may list the target's tab.
-      const ports = listeningPorts().map(({ host, port }) => `http://${host}:${port}`);
-      const ran = await api(server(), 'POST', `/v2/interact/${caller.id}/execute`, {
-        timeout: 120,
-        code: `const reached = [];
+  it(
+    'execute’s code cannot reach another session’s browser past the relay: browsers listen on no port',
+    heldByOneProcess,
+    async () => {
+      const target = await createSession(server());
+      const caller = await createSession(server());
+      const cdp = await openCdp(target.cdpUrl);
+      try {
+        const title = `target-${randomUUID()}`;
+        const { sessionId } = await attachToPage(cdp);
+        await navigate(cdp, sessionId, `${site()}/page?title=${title}`);
+        const pid = await recordedPid(server(), target.id);
+        // Every TCP port listening on this host, the browsers' own included if they had any, is
+        // asked for its DevTools target list from inside execute: none may list the target's tab.
+        const ports = listeningPorts().map(({ host, port }) => `http://${host}:${port}`);
+        const ran = await api(server(), 'POST', `/v2/interact/${caller.id}/execute`, {
+          timeout: 120,
+          code: `const reached = [];
           await Promise.all(${JSON.stringify(ports)}.map(async (base) => {
             try {
               const res = await fetch(base + '/json/list', { signal: AbortSignal.timeout(5000) });
@@ -321,49 +346,54 @@ describe('interact sessions: what one session may use', () => {
             } catch {}
           }));
           return { asked: ${ports.length}, reached };`,
-      });
-      assert.deepEqual([ran.status, ran.body.exitCode], [200, 0], ran.body.stderr);
-      assert.deepEqual(JSON.parse(ran.body.result), { asked: ports.length, reached: [] });
-      // Nor is there anything to reach: no process of the browser listens on TCP at all.
-      assert.deepEqual(groupListeningSockets(pid), []);
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      assert.ok(!cmdline.some((arg) => arg.startsWith('--remote-debugging-port')), cmdline.join(' '));
-    } finally {
-      await cdp.close();
-      await api(server(), 'DELETE', `/v2/interact/${caller.id}`);
-      await api(server(), 'DELETE', `/v2/interact/${target.id}`);
-    }
-  });
-  it('over the browser’s one pipe, each relayed client has a session of its own: another client’s is out of reach', async () => {
-    const created = await createSession(server());
-    const first = await openCdp(created.cdpUrl);
-    const second = await openCdp(created.cdpUrl);
-    try {
-      const { sessionId } = await attachToPage(first);
-      const notFound = { code: -32001, message: 'Session with given id not found.' };
-      await assert.rejects(second.send('Runtime.evaluate', { expression: '1' }, sessionId), notFound);
-      await assert.rejects(second.send('Target.detachFromTarget', { sessionId }), notFound);
-      // Each sees the page and attaches to it on its own; the first one's attachment still works.
-      const own = await attachToPage(second);
-      assert.notEqual(own.sessionId, sessionId);
-      const { result } = await first.send(
-        'Runtime.evaluate',
-        { expression: '6 * 7', returnByValue: true },
-        sessionId,
-      );
-      assert.equal(result.value, 42);
-      // A client leaving detaches only what it attached.
-      await second.close();
-      const again = await first.send(
-        'Runtime.evaluate',
-        { expression: '1 + 1', returnByValue: true },
-        sessionId,
-      );
-      assert.equal(again.result.value, 2);
-    } finally {
-      await first.close();
-      await second.close();
-      await api(server(), 'DELETE', `/v2/interact/${created.id}`);
-    }
-  });
+        });
+        assert.deepEqual([ran.status, ran.body.exitCode], [200, 0], ran.body.stderr);
+        assert.deepEqual(JSON.parse(ran.body.result), { asked: ports.length, reached: [] });
+        // Nor is there anything to reach: no process of the browser listens on TCP at all.
+        assert.deepEqual(groupListeningSockets(pid), []);
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        assert.ok(!cmdline.some((arg) => arg.startsWith('--remote-debugging-port')), cmdline.join(' '));
+      } finally {
+        await cdp.close();
+        await api(server(), 'DELETE', `/v2/interact/${caller.id}`);
+        await api(server(), 'DELETE', `/v2/interact/${target.id}`);
+      }
+    },
+  );
+  it(
+    'over the browser’s one pipe, each relayed client has a session of its own: another client’s is out of reach',
+    heldByOneProcess,
+    async () => {
+      const created = await createSession(server());
+      const first = await openCdp(created.cdpUrl);
+      const second = await openCdp(created.cdpUrl);
+      try {
+        const { sessionId } = await attachToPage(first);
+        const notFound = { code: -32001, message: 'Session with given id not found.' };
+        await assert.rejects(second.send('Runtime.evaluate', { expression: '1' }, sessionId), notFound);
+        await assert.rejects(second.send('Target.detachFromTarget', { sessionId }), notFound);
+        // Each sees the page and attaches to it on its own; the first one's attachment still works.
+        const own = await attachToPage(second);
+        assert.notEqual(own.sessionId, sessionId);
+        const { result } = await first.send(
+          'Runtime.evaluate',
+          { expression: '6 * 7', returnByValue: true },
+          sessionId,
+        );
+        assert.equal(result.value, 42);
+        // A client leaving detaches only what it attached.
+        await second.close();
+        const again = await first.send(
+          'Runtime.evaluate',
+          { expression: '1 + 1', returnByValue: true },
+          sessionId,
+        );
+        assert.equal(again.result.value, 2);
+      } finally {
+        await first.close();
+        await second.close();
+        await api(server(), 'DELETE', `/v2/interact/${created.id}`);
+      }
+    },
+  );
 });
