@@ -61,6 +61,9 @@ export const configSchema = z.object({
   QUIRE_WORKERS: intVar(Math.max(1, os.availableParallelism()), 1, 256).describe(
     'Conversion worker processes (default: one per core).',
   ),
+  QUIRE_SPARE_WORKERS: intVar(limits.spareWorkers, 0, 64).describe(
+    'Idle conversion processes kept beyond QUIRE_WORKERS, so that a conversion does not wait for the replacement of one killed at its timeout or memory cap; each holds about 130 MB.',
+  ),
   QUIRE_WORKER_HEAP_MB: intVar(1536, 64, 65536).describe(
     'Heap limit of each conversion worker; a conversion that needs more fails alone.',
   ),

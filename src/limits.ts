@@ -113,7 +113,7 @@ export const limits = {
    * the freed worker with little of its own timeout left, killed soon after. With one spare,
    * another team's small parse then waited for a start (max 0.9-1.5 s beside two hostile
    * clients); with two, 0.2-0.3 s. An idle process holds about 130 MB. The fair queue still runs
-   * only as many conversions at once as there are workers.
+   * only as many conversions at once as there are workers. The default of QUIRE_SPARE_WORKERS.
    */
   spareWorkers: 2,
   /**

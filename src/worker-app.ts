@@ -9,6 +9,7 @@ import { ConversionPool, type PoolObserver } from './pipeline/worker-pool.ts';
 export function localPool(config: Config, observer?: PoolObserver): ConversionPool {
   return new ConversionPool({
     workers: config.QUIRE_WORKERS,
+    spares: config.QUIRE_SPARE_WORKERS,
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: config.QUIRE_QUEUE_SIZE,
     reserveMs: config.QUIRE_FAIR_RESERVE_MS,

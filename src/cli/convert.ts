@@ -139,6 +139,8 @@ async function convert(args: string[], flags: ConvertFlags): Promise<number> {
   const workers = Math.min(jobs, inputs.length);
   const pool = new ConversionPool({
     workers,
+    // One user's files: a spare would spare nobody else a wait, and each costs a process start.
+    spares: 0,
     heapMb: config.QUIRE_WORKER_HEAP_MB,
     queueSize: workers,
     reserveMs: config.QUIRE_FAIR_RESERVE_MS,

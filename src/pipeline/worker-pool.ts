@@ -10,6 +10,8 @@ import type { PooledJob, WorkerJob, WorkerReply, WorkerResult } from './worker.t
 
 export interface PoolSettings {
   workers: number;
+  /** Idle processes kept beyond `workers`, ready to replace one killed (limits.spareWorkers). */
+  spares: number;
   heapMb: number;
   queueSize: number;
   /** See FairQueueSettings.reserveMs. */
@@ -53,8 +55,8 @@ export class ConversionPool implements ConversionRunner {
       serialization: 'advanced',
       execArgv: [`--max-old-space-size=${settings.heapMb}`],
       env,
-      minThreads: settings.workers + limits.spareWorkers,
-      maxThreads: settings.workers + limits.spareWorkers,
+      minThreads: settings.workers + settings.spares,
+      maxThreads: settings.workers + settings.spares,
       // The fair queue hands Tinypool no more tasks than it has workers; the slack covers a
       // worker that is being replaced after a kill.
       maxQueue: settings.workers,

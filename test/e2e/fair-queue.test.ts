@@ -68,7 +68,12 @@ function smallParse(server: RunningServer, key: string, text: string) {
 }
 
 describe('fair queue on one worker', () => {
-  const server = useServer({ QUIRE_WORKERS: '1', QUIRE_TEAM_CONCURRENCY: '8', QUIRE_LOG_LEVEL: 'debug' });
+  const server = useServer({
+    QUIRE_WORKERS: '1',
+    QUIRE_SPARE_WORKERS: '2',
+    QUIRE_TEAM_CONCURRENCY: '8',
+    QUIRE_LOG_LEVEL: 'debug',
+  });
 
   it('gives the worker a long conversion frees to a waiting team before the team that held it', async () => {
     const otherKey = await otherTeamKey(server(), 'other');
@@ -98,6 +103,7 @@ describe('fair queue on two workers', () => {
   // A reserve far longer than this file, so a busy machine cannot make it lapse.
   const server = useServer({
     QUIRE_WORKERS: '2',
+    QUIRE_SPARE_WORKERS: '2',
     QUIRE_TEAM_CONCURRENCY: '8',
     QUIRE_FAIR_RESERVE_MS: '600000',
     QUIRE_LOG_LEVEL: 'debug',

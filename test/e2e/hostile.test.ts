@@ -52,7 +52,7 @@ function rawPost(server: RunningServer, headers: Record<string, string>, chunks:
  */
 describe('hostile uploads against a server process', () => {
   // One worker with a small heap: the table page below outgrows it.
-  const server = useServer({ QUIRE_WORKER_HEAP_MB: '64', QUIRE_WORKERS: '1' });
+  const server = useServer({ QUIRE_WORKER_HEAP_MB: '64', QUIRE_WORKERS: '1', QUIRE_SPARE_WORKERS: '2' });
 
   it('refuses a 60 MB chunked upload while streaming', async () => {
     const boundary = 'XyZ';

@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { limits } from '../../src/limits.ts';
 import { ocrWithin, pagesToRecognise } from '../helpers/pdf.ts';
 import { filePartHead, filePartTail, rawParse } from '../helpers/raw-upload.ts';
 import { parse, repoRoot, startServer, storeEnv, useServer } from '../helpers/server.ts';
@@ -68,7 +67,12 @@ describe('service lifecycle', () => {
 describe('service lifecycle: a running server', () => {
   // Debug level: the server logs each conversion as it asks for its team's slot, waits for one,
   // and is submitted. One parse at a time for the default team.
-  const server = useServer({ QUIRE_WORKERS: '2', QUIRE_TEAM_CONCURRENCY: '1', QUIRE_LOG_LEVEL: 'debug' });
+  const server = useServer({
+    QUIRE_WORKERS: '2',
+    QUIRE_SPARE_WORKERS: '2',
+    QUIRE_TEAM_CONCURRENCY: '1',
+    QUIRE_LOG_LEVEL: 'debug',
+  });
 
   // First, while the pool holds the processes it started with.
   it('runs the server and its conversion workers with core files off', async () => {
@@ -80,8 +84,8 @@ describe('service lifecycle: a running server', () => {
     const workers = children.filter((pid) =>
       fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('max-old-space-size'),
     );
-    // Two workers, and the idle spares the pool keeps (limits.spareWorkers).
-    assert.equal(workers.length, 2 + limits.spareWorkers, `conversion workers among ${children.join(', ')}`);
+    // Two workers, and the two idle spares the pool keeps (README: Sharing the workers).
+    assert.equal(workers.length, 2 + 2, `conversion workers among ${children.join(', ')}`);
     for (const pid of [...serverPids, ...workers]) {
       // A zero-retention upload must not land on disk in a core file when a worker aborts.
       const processLimits = fs.readFileSync(`/proc/${pid}/limits`, 'latin1');

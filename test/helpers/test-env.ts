@@ -26,5 +26,10 @@ export function testEnv(dataDir: string, key: string): Record<string, string> {
     // Long PDFs on two threads whatever the machine (by default one below 4 cores), so that
     // the suite reads pages on both, as the machines that run Quire with more cores do.
     QUIRE_PDF_THREADS: '2',
+    // No idle spare processes (two by default): each costs a process start that loads every
+    // converter, most of a second of CPU, and the suite starts its servers and apps a hundred
+    // times. Spares shorten the wait after a kill, which no test times; the files about the
+    // pool (lifecycle, fair-queue, hostile) run with the default.
+    QUIRE_SPARE_WORKERS: '0',
   };
 }
