@@ -30,7 +30,7 @@ export async function loadQuire(): Promise<QuireLoad> {
     const [{ parseDocument }, { implementedFormats }, { detectFormat }, { parseOptionsSchema }] =
       await Promise.all([
         import('../src/pipeline/parse-document.ts'),
-        import('../src/convert/index.ts'),
+        import('../src/convert/convertible.ts'),
         import('../src/detect/detect.ts'),
         import('../src/options/parse-options.ts'),
       ]);

@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { implementedFormats } from '../../src/convert/index.ts';
+import { implementedFormats } from '../../src/convert/convertible.ts';
 import { detectFormat } from '../../src/detect/detect.ts';
 import { planEnrichment } from '../../src/enrich/plan.ts';
 import { parseOptionsSchema } from '../../src/options/parse-options.ts';

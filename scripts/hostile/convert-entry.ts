@@ -1,4 +1,4 @@
-import { convertibleFormats } from '../../src/convert/index.ts';
+import { convertibleFormats } from '../../src/convert/convertible.ts';
 import { detectFormat } from '../../src/detect/detect.ts';
 import { ApiError } from '../../src/errors.ts';
 import { validateParseOptions } from '../../src/options/validate.ts';

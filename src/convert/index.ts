@@ -1,6 +1,6 @@
-import { type FormatId, imageFormats } from '../detect/formats.ts';
-import type { ParseOptions } from '../options/parse-options.ts';
+import type { FormatId } from '../detect/formats.ts';
 import type { Converter } from './converter.ts';
+import { type ConvertibleFormat, isConvertible } from './convertible.ts';
 import { convertCsv } from './csv/convert-csv.ts';
 import { convertDoc } from './doc/convert-doc.ts';
 import { convertDocx } from './docx/convert-docx.ts';
@@ -18,8 +18,11 @@ import { convertJson, convertXml } from './text/convert-code-text.ts';
 import { convertMarkdown } from './text/convert-markdown.ts';
 import { convertPlainText } from './text/convert-plain-text.ts';
 
-/** The one place a format plugs in: its converter, producing the shared document model. */
-export const converters: Partial<Record<FormatId, Converter>> = {
+/**
+ * Where a format plugs in: its converter, producing the shared document model (and its name in
+ * convertible.ts's list: this map's type fails to compile unless the two agree).
+ */
+const converters: Record<ConvertibleFormat, Converter> = {
   html: convertHtml,
   csv: convertCsv,
   doc: convertDoc,
@@ -50,13 +53,7 @@ export const converters: Partial<Record<FormatId, Converter>> = {
   webp: convertImage,
 };
 
-export const implementedFormats: ReadonlySet<FormatId> = new Set(Object.keys(converters) as FormatId[]);
-
-const withoutImages: ReadonlySet<FormatId> = new Set(
-  [...implementedFormats].filter((f) => !imageFormats.includes(f)),
-);
-
-/** What one request may convert: images only while its `parsers` list has `image`, as upstream. */
-export function convertibleFormats(options: ParseOptions): ReadonlySet<FormatId> {
-  return options.parsers.some((p) => p.type === 'image') ? implementedFormats : withoutImages;
+/** The converter of `format`, or undefined for a format Quire does not convert. */
+export function converterFor(format: FormatId): Converter | undefined {
+  return isConvertible(format) ? converters[format] : undefined;
 }

@@ -1,4 +1,4 @@
-import { convertibleFormats } from '../convert/index.ts';
+import { convertibleFormats } from '../convert/convertible.ts';
 import { detectFormat, type UploadDescription } from '../detect/detect.ts';
 import { type FormatId, formatInfo } from '../detect/formats.ts';
 import type { ParseOptions } from '../options/parse-options.ts';

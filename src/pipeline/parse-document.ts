@@ -1,4 +1,4 @@
-import { converters } from '../convert/index.ts';
+import { converterFor } from '../convert/index.ts';
 import type { FormatId } from '../detect/formats.ts';
 import type { MetadataValue } from '../document/model.ts';
 import { enrichInWorker, type ModelInput } from '../enrich/in-worker.ts';
@@ -98,7 +98,7 @@ export function uploadUrl(filename: string): string {
 
 /** convert → transform: the document and its transformed tree, for one upload. */
 async function convertAndTransform(job: ParseJob) {
-  const convert = converters[job.format];
+  const convert = converterFor(job.format);
   if (!convert) throw new Error(`no converter registered for ${job.format}`);
   const url = job.origin?.url ?? uploadUrl(job.filename);
   const doc = await convert({

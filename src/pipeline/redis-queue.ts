@@ -4,10 +4,11 @@ import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { limits } from '../limits.ts';
 import { untilAborted } from '../until-aborted.ts';
+import type { WorkerResult } from './answer.ts';
 import { ClusterFairness } from './cluster-fairness.ts';
 import type { Requester } from './fair-queue.ts';
 import { type ConversionRunner, PoolError, type PoolFailure, type RunnerStats } from './runner.ts';
-import type { WorkerJob, WorkerResult } from './worker.ts';
+import type { WorkerJob } from './worker.ts';
 import type { ConversionPool, PoolObserver } from './worker-pool.ts';
 
 /** The logger calls the queue makes (pino's, handed over once the HTTP server exists). */

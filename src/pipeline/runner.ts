@@ -1,5 +1,6 @@
+import type { WorkerResult } from './answer.ts';
 import type { Requester } from './fair-queue.ts';
-import type { WorkerJob, WorkerResult } from './worker.ts';
+import type { WorkerJob } from './worker.ts';
 
 /** What is waiting and running now, for logs, health and metrics. */
 export interface RunnerStats {

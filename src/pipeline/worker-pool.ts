@@ -3,10 +3,11 @@ import { Tinypool } from 'tinypool';
 import { limits } from '../limits.ts';
 import { mayRaisePriority, setTreeNice } from '../process-priority.ts';
 import { untilAborted } from '../until-aborted.ts';
+import type { WorkerReply, WorkerResult } from './answer.ts';
 import { BulkChannel } from './bulk-channel.ts';
 import { FairQueue, QueueFullError, type Requester, type WorkerSlot } from './fair-queue.ts';
 import { type ConversionRunner, PoolError, type RunnerStats } from './runner.ts';
-import type { PooledJob, WorkerJob, WorkerReply, WorkerResult } from './worker.ts';
+import type { PooledJob, WorkerJob } from './worker.ts';
 
 export interface PoolSettings {
   workers: number;
