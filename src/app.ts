@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { RedisJobQueue } from './pipeline/redis-queue.ts';
 import type { ConversionRunner } from './pipeline/runner.ts';
 import { Credits } from './quota/credits.ts';
 import { SlidingWindowRateLimiter } from './quota/rate-limit.ts';
@@ -15,7 +13,6 @@ import { UploadBudget } from './quota/upload-budget.ts';
 import type { SessionTimers } from './sessions/session-clock.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
-import { PostgresStore } from './store/postgres-store.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { localPool, startClusterWorker } from './worker-app.ts';
@@ -44,8 +41,10 @@ export async function createApp(
     sessionTimers?: SessionTimers;
   } = {},
 ): Promise<App> {
+  // What only a cluster uses (PostgreSQL, Redis, BullMQ: hundreds of modules) is loaded only when
+  // configured, so that the embedded mode starts without it.
   const store: Store = config.QUIRE_DATABASE_URL
-    ? await PostgresStore.open(config.QUIRE_DATABASE_URL)
+    ? await (await import('./store/postgres-store.ts')).PostgresStore.open(config.QUIRE_DATABASE_URL)
     : new SqliteStore(config.dbPath);
   const configuredKeys = config.QUIRE_API_KEYS.split(',')
     .map((k) => k.trim())
@@ -62,7 +61,7 @@ export async function createApp(
     : metrics;
   const local = config.QUIRE_ROLE === 'all' ? localPool(config, localObserver) : undefined;
   const queue = config.QUIRE_REDIS_URL
-    ? await RedisJobQueue.open({
+    ? await (await import('./pipeline/redis-queue.ts')).RedisJobQueue.open({
         url: config.QUIRE_REDIS_URL,
         prefix: config.QUIRE_REDIS_PREFIX,
         queueSize: config.QUIRE_QUEUE_SIZE,
@@ -78,7 +77,9 @@ export async function createApp(
   });
   const teamLimits = (team: string) => teams.get(team);
   // Limits a cluster's API processes share: team concurrency and rate, counted in Redis.
-  const redis = config.QUIRE_REDIS_URL ? new Redis(config.QUIRE_REDIS_URL) : undefined;
+  const redis = config.QUIRE_REDIS_URL
+    ? new (await import('ioredis')).Redis(config.QUIRE_REDIS_URL)
+    : undefined;
   // In a cluster, nodes find each other's sessions through Redis (sessions/cluster-nodes.ts).
   const sessions = new SessionService(
     store,

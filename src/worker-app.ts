@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { App } from './app.ts';
 import type { Config } from './config.ts';
 import { healthRoutes } from './http/routes/health.ts';
-import { ClusterWorker } from './pipeline/redis-queue.ts';
+import type { ClusterWorker } from './pipeline/redis-queue.ts';
 import { ConversionPool, type PoolObserver } from './pipeline/worker-pool.ts';
 
 /** The local pool of conversion processes, of the embedded mode or of a cluster's worker. */
@@ -18,11 +18,12 @@ export function localPool(config: Config, observer?: PoolObserver): ConversionPo
 }
 
 /** Takes the cluster's queued jobs into `pool`, as many at once as it has processes. */
-export function startClusterWorker(
+export async function startClusterWorker(
   config: Config,
   pool: ConversionPool,
   log: FastifyBaseLogger,
 ): Promise<ClusterWorker> {
+  const { ClusterWorker } = await import('./pipeline/redis-queue.ts');
   return ClusterWorker.start({
     url: config.QUIRE_REDIS_URL,
     prefix: config.QUIRE_REDIS_PREFIX,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
+import type { Browser, BrowserContext } from 'puppeteer-core';
 import { limits } from '../../limits.ts';
 import { BrowserProcess, killGroup } from '../../sessions/browser-process.ts';
 import { EgressProxy } from '../../sessions/egress-proxy.ts';
@@ -188,6 +188,8 @@ export class RenderPool {
         memoryMb: limits.sessionMemoryMb,
         startMs: limits.renderBrowserStartMs,
       });
+      // Loaded with the first render: a server that never renders starts without its modules.
+      const { default: puppeteer } = await import('puppeteer-core');
       const browser = await puppeteer.connect({
         transport: await pipeTransport(process.pipe),
         defaultViewport: null,
