@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { Authenticator } from './http/auth.ts';
+import { quietConnectionCloser } from './http/quiet-connections.ts';
 import { buildServer } from './http/server.ts';
 import { Metrics } from './metrics/metrics.ts';
 import type { ConversionRunner } from './pipeline/runner.ts';
@@ -112,6 +113,7 @@ export async function createApp(
     logStream,
   });
   queue?.useLogger(server.log);
+  const closeQuietConnections = quietConnectionCloser(server.server);
   const worker = queue && local ? await startClusterWorker(config, local, server.log) : undefined;
   await sessions.start();
   // Where the other nodes reach this one is known once it listens (PORT may be 0).
@@ -124,7 +126,7 @@ export async function createApp(
     firstKey,
     async close() {
       // Connections kept alive by clients would hold close() open once their request is done.
-      const sweep = setInterval(() => server.server.closeIdleConnections(), 100);
+      const sweep = setInterval(closeQuietConnections, 100);
       // Sessions first: their sockets would otherwise hold the server's close open.
       await sessions.close();
       await server.close();

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { App } from './app.ts';
 import type { Config } from './config.ts';
+import { quietConnectionCloser } from './http/quiet-connections.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import type { ClusterWorker } from './pipeline/redis-queue.ts';
 import { ConversionPool, type PoolObserver } from './pipeline/worker-pool.ts';
@@ -42,13 +43,16 @@ export async function startClusterWorker(
 export async function createWorkerApp(config: Config): Promise<App> {
   const server = Fastify({ logger: { level: config.QUIRE_LOG_LEVEL }, return503OnClosing: true });
   server.register(healthRoutes);
+  const closeQuietConnections = quietConnectionCloser(server.server);
   const pool = localPool(config);
   const worker = await startClusterWorker(config, pool, server.log);
   return {
     server,
     firstKey: undefined,
     async close() {
+      const sweep = setInterval(closeQuietConnections, 100);
       await server.close();
+      clearInterval(sweep);
       // Lets the running conversions finish and answer: the drain of a worker.
       await worker.close();
       await pool.close();

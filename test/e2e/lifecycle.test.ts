@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -44,6 +46,21 @@ describe('service lifecycle', () => {
     assert.equal(md.match(/^Paragraph \d+ of the page\.$/gm)?.length, paragraphs);
     assert.ok(md.endsWith(`Paragraph ${paragraphs} of the page.`), md.slice(-200));
     assert.equal(await exited, 0);
+  });
+
+  it('exits 0 on SIGTERM while a client holds a connection it has sent nothing on', async () => {
+    // Browsers open connections ahead of need, and an HTTP client keeps the one an aborted
+    // request never used: there is no request on them to finish. A grace long enough that a
+    // shutdown waiting for them shows as exit 1, not as a slow test.
+    const server = await startServer({ QUIRE_SHUTDOWN_GRACE_MS: '20000' });
+    const { hostname, port } = new URL(server.url);
+    const silent = net.connect(Number(port), hostname);
+    await once(silent, 'connect');
+    const closed = once(silent, 'close');
+    // Answered on another connection after the silent one was made: the server has taken it.
+    assert.equal((await fetch(`${server.url}/health`)).status, 200);
+    assert.equal(await server.stop('SIGTERM'), 0);
+    await closed;
   });
 
   it('stops its conversion workers, busy ones too, when the server is killed', async () => {
