@@ -24,6 +24,15 @@ import { storeRows } from '../helpers/store.ts';
 
 const MiB = 1024 * 1024;
 
+/**
+ * Execute runs Node with Playwright at nice 10, its autogroup too (README: limits per session),
+ * so on a machine whose CPUs other processes keep busy it gets a tenth of their share, and its
+ * start alone can take longer than the 30 s an execute has by default. The code here is short:
+ * these bounds are for a starved machine, not a claim of speed.
+ */
+const executeS = 150;
+const slowUnderLoad = { timeout: 5 * 60_000 };
+
 /** The status an upgrade to `url` is answered with (101 when it opens). */
 function upgradeStatus(url: string): Promise<number> {
   return new Promise((resolve) => {
@@ -52,7 +61,7 @@ describe('interact sessions: what the README promises', () => {
   });
   const site = useTestSite();
 
-  it('execute cannot write outside its scratch folder', async () => {
+  it('execute cannot write outside its scratch folder', slowUnderLoad, async () => {
     const created = await createSession(server());
     const outside = [
       path.join(os.tmpdir(), `quire-escape-${created.id}`),
@@ -63,6 +72,7 @@ describe('interact sessions: what the README promises', () => {
     ];
     try {
       const ran = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        timeout: executeS,
         code: `const fs = await import('node:fs');
           const path = await import('node:path');
           const attempt = (fn) => { try { fn(); return 'done'; } catch (e) { return e.code; } };
@@ -91,10 +101,11 @@ describe('interact sessions: what the README promises', () => {
     }
   });
 
-  it('execute cannot start processes, and its output is cut at 1 MiB per stream', async () => {
+  it('execute cannot start processes, and its output is cut at 1 MiB per stream', slowUnderLoad, async () => {
     const created = await createSession(server());
     try {
       const spawned = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        timeout: executeS,
         code: `const cp = await import('node:child_process');
           const { Worker } = await import('node:worker_threads');
           const attempt = (fn) => { try { fn(); return 'started'; } catch (e) { return e.code; } };
@@ -114,6 +125,7 @@ describe('interact sessions: what the README promises', () => {
       });
 
       const loud = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
+        timeout: executeS,
         code: `process.stdout.write('o'.repeat(${1.5 * MiB}));
           process.stderr.write('e'.repeat(${1.5 * MiB}));
           return 'r'.repeat(${1.5 * MiB});`,

@@ -108,7 +108,12 @@ describe('hostile office packages', () => {
       close = `</w:sdtContent></w:sdt>${close}`;
     }
     const file = docx(documentXml(`${open}${paragraph('declared deep')}${close}`));
-    const { status, body } = await parse(server(), { file: { bytes: file, filename: 'namespaces.docx' } });
+    // Room for a busy machine: cheap here means no quadratic copying, which no timeout would let
+    // finish; a loaded machine's 1.2 million declarations can take past the default 30 s.
+    const { status, body } = await parse(server(), {
+      file: { bytes: file, filename: 'namespaces.docx' },
+      options: { timeout: 100_000 },
+    });
     assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
     assert.match(body.data.markdown, /declared deep/);
   });
