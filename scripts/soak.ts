@@ -41,6 +41,8 @@ export interface SoakOptions {
   requests?: number;
   clients?: number;
   seed?: number;
+  /** Each parse's `timeout` (default 120 s): the test's sample gives a loaded machine more. */
+  requestTimeoutMs?: number;
   /** A round of sessions starts after every this many parses answered (default 40). */
   sessionEvery?: number;
   /**
@@ -135,13 +137,13 @@ function corpusUploads(): CorpusUpload[] {
 const outputs = ['markdown', 'html', 'rawHtml', 'links', 'images'] as const;
 
 /** Random parse options: every option a client may combine, PDFs bounded so OCR stays a minority. */
-function randomOptions(rnd: Random, format: string): Record<string, unknown> {
+function randomOptions(rnd: Random, format: string, timeout: number): Record<string, unknown> {
   const formats = outputs.filter(() => rnd.next() < 0.4);
   const options: Record<string, unknown> = {
     formats: formats.length > 0 ? formats : ['markdown'],
     onlyMainContent: rnd.next() < 0.7,
     removeBase64Images: rnd.next() < 0.7,
-    timeout: 120_000,
+    timeout,
   };
   if (rnd.next() < 0.15) options.includeTags = rnd.pick([['p', 'h1', 'h2'], ['main', 'article'], ['table']]);
   if (rnd.next() < 0.15)
@@ -347,6 +349,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const log = opts.log ?? (() => {});
   const clients = opts.clients ?? 4;
   const seed = opts.seed ?? 1;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
   const rnd = new Random(seed);
   const sessionEvery = opts.sessionEvery ?? 40;
   const idleShare = opts.idleShare ?? 0.3;
@@ -515,7 +518,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const index = sent++;
       const mine = new Random((Math.imul(seed, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0);
       const upload = mine.pick(uploads);
-      await parseOnce(upload, keys[index % 2]!, randomOptions(mine, upload.format));
+      await parseOnce(upload, keys[index % 2]!, randomOptions(mine, upload.format, requestTimeoutMs));
     }
   };
   let clientsDone = false;
