@@ -41,7 +41,7 @@ export interface SoakOptions {
   requests?: number;
   clients?: number;
   seed?: number;
-  /** Each parse's `timeout` (default 120 s): the test's sample gives a loaded machine more. */
+  /** Each parse's `timeout`, the warm-up's too (default 120 s): the test's sample gives a loaded machine more. */
   requestTimeoutMs?: number;
   /** A round of sessions starts after every this many parses answered (default 40). */
   sessionEvery?: number;
@@ -485,7 +485,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const length = opts.minutes === undefined ? `${opts.requests} parses` : `${opts.minutes} min`;
   log(`soak: ${uploads.length} corpus files, ${clients} clients, ${length}, server pid ${pid}`);
   for (const format of new Set(uploads.map((u) => u.format)))
-    await parseOnce(uploads.find((u) => u.format === format)!, keys[0]!, { formats: ['markdown'] });
+    await parseOnce(uploads.find((u) => u.format === format)!, keys[0]!, {
+      formats: ['markdown'],
+      timeout: requestTimeoutMs,
+    });
   await sessionOnce(keys[1]!, false);
   const warmupRequests = answered;
   agent.destroy();
