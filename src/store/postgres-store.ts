@@ -1,5 +1,7 @@
 import pg from 'pg';
+import type { JobStore } from '../jobs/job-store.ts';
 import { limits } from '../limits.ts';
+import { PostgresJobStore } from './postgres-jobs.ts';
 import { migrate } from './postgres-migrate.ts';
 import {
   type ApiKeyRecord,
@@ -91,9 +93,11 @@ interface KeyRow {
 /** The cluster mode's store: the same records as SqliteStore, shared by every process on one database. */
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
+  readonly jobs: JobStore;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
+    this.jobs = new PostgresJobStore(pool);
   }
 
   /** Connect and bring the schema up to date (once, however many processes start together). */

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { JobStore } from '../jobs/job-store.ts';
+import { SqliteJobStore } from './sqlite-jobs.ts';
 import {
   type ApiKeyRecord,
   AUDIT_COLUMNS,
@@ -102,6 +104,66 @@ const migrations: readonly string[] = [
    CREATE INDEX scrape_cache_expires ON scrape_cache(expires_at);`,
   // A team's queue depth (PostgreSQL's 004_team_queue_depth.sql).
   'ALTER TABLE teams ADD COLUMN queue_depth INTEGER CHECK (queue_depth >= 0)',
+  // Crawls and batch scrapes: the job, its pages, documents and webhook deliveries
+  // (PostgreSQL's 005_jobs.sql, which says why each index is there).
+  `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL CHECK (kind IN ('crawl', 'batch')),
+     team TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     url TEXT,
+     options TEXT NOT NULL,
+     webhook TEXT,
+     status TEXT NOT NULL CHECK (status IN ('scraping', 'completed', 'cancelled', 'failed')),
+     zero_data_retention INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     completed_at TEXT,
+     expires_at TEXT NOT NULL,
+     kickoff_done INTEGER NOT NULL DEFAULT 0,
+     robots TEXT,
+     error TEXT,
+     lease_owner TEXT,
+     lease_until TEXT
+   );
+   CREATE INDEX jobs_team ON jobs(team, kind, status, created_at);
+   CREATE INDEX jobs_status ON jobs(status, created_at);
+   CREATE INDEX jobs_expires ON jobs(expires_at);
+   CREATE TABLE job_pages (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+     key TEXT NOT NULL,
+     url TEXT NOT NULL,
+     depth INTEGER NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('queued', 'active', 'done', 'failed', 'blocked', 'skipped')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     credits INTEGER NOT NULL DEFAULT 0,
+     finished_at TEXT,
+     error_code TEXT,
+     error_message TEXT,
+     error_hidden INTEGER NOT NULL DEFAULT 0,
+     UNIQUE (job_id, key)
+   );
+   CREATE INDEX job_pages_state ON job_pages(job_id, state, seq);
+   CREATE TABLE job_documents (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+     page_id TEXT NOT NULL,
+     body BLOB NOT NULL
+   );
+   CREATE INDEX job_documents_job ON job_documents(job_id, seq);
+   CREATE TABLE webhook_deliveries (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+     url TEXT NOT NULL,
+     headers TEXT NOT NULL,
+     body TEXT NOT NULL,
+     attempts INTEGER NOT NULL,
+     next_at TEXT NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_job ON webhook_deliveries(job_id);
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_at, seq);`,
 ];
 
 /** SQLite has no booleans: 1 and 0. */
@@ -160,6 +222,7 @@ interface KeyRow {
 
 export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
+  readonly jobs: JobStore;
 
   constructor(file: string) {
     // Keys' hashes, audit events and session records are the operator's alone: SQLite gives
@@ -177,6 +240,7 @@ export class SqliteStore implements Store {
       'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
     );
     this.migrate();
+    this.jobs = new SqliteJobStore(this.db);
   }
 
   private migrate(): void {

@@ -1,3 +1,5 @@
+import type { JobStore } from '../jobs/job-store.ts';
+
 /**
  * Persistence behind one interface: SQLite in embedded mode; the cluster mode's PostgreSQL
  * implementation plugs in here. Methods are async so that a networked store fits.
@@ -263,6 +265,8 @@ export interface ScrapeCacheEntry {
 export type Reservation = 'taken' | 'short' | 'unlimited';
 
 export interface Store {
+  /** Crawls and batch scrapes: jobs, their pages, documents and webhook deliveries. */
+  readonly jobs: JobStore;
   insertApiKey(record: ApiKeyRecord, hash: string): Promise<void>;
   findKeyByHash(hash: string): Promise<KeyOwner | undefined>;
   listApiKeys(team?: string): Promise<ApiKeyRecord[]>;

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import type {
+  JobKind,
+  JobPatch,
+  JobRecord,
+  JobStatus,
+  JobStore,
+  NewJob,
+  NewPage,
+  PageCounts,
+  PageError,
+  PageRecord,
+  PageState,
+  WebhookDelivery,
+} from '../jobs/job-store.ts';
+import {
+  bySeq,
+  capValue,
+  JOB_COLUMNS,
+  type JobRow,
+  jobFromRow,
+  NEW_JOB_COLUMNS,
+  newJobValues,
+  PAGE_COLUMNS,
+  type PageRow,
+  pageCountsFrom,
+  pageFromRow,
+  updateJobSql,
+  WEBHOOK_COLUMNS,
+  type WebhookRow,
+  webhookFromRow,
+  webhookValues,
+} from './job-rows.ts';
+
+/** SQLite has no booleans: 1 and 0. */
+const sqliteValue = <T>(v: T | boolean): T | number => (typeof v === 'boolean' ? Number(v) : v);
+
+/**
+ * The embedded mode's JobStore, on SqliteStore's connection (its tables are that store's sixth
+ * migration). Each method runs to its end without yielding, so no other call of this process comes
+ * between its statements; those that need more than one statement take the write lock first
+ * (BEGIN IMMEDIATE) so that another process on the same file (the CLI) cannot either. Times are
+ * the ISO text written: text order is time order.
+ */
+export class SqliteJobStore implements JobStore {
+  private readonly db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  /** `fn` under the database's write lock, all or nothing. */
+  private transaction<T>(fn: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      // Some errors (a full disk) end the transaction themselves; the original error is the one to see.
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  async createJob(job: NewJob): Promise<void> {
+    this.db
+      .prepare(`INSERT INTO jobs (${NEW_JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(...newJobValues(job).map(sqliteValue));
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    const row = this.db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
+    return row && jobFromRow(row);
+  }
+
+  async listActiveJobs(team: string, kind: JobKind): Promise<JobRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE team = ? AND kind = ? AND status = 'scraping'
+         ORDER BY created_at, id`,
+      )
+      .all(team, kind) as unknown as JobRow[];
+    return rows.map(jobFromRow);
+  }
+
+  async updateJob(id: string, patch: JobPatch): Promise<void> {
+    const update = updateJobSql(id, patch, () => '?');
+    if (update) this.db.prepare(update.sql).run(...update.values.map(sqliteValue));
+  }
+
+  async cancelJob(id: string, at: string): Promise<JobStatus | undefined> {
+    return this.transaction(() => {
+      const row = this.db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as
+        | { status: JobStatus }
+        | undefined;
+      if (row?.status === 'scraping') {
+        this.db.prepare("UPDATE jobs SET status = 'cancelled', completed_at = ? WHERE id = ?").run(at, id);
+      }
+      return row?.status;
+    });
+  }
+
+  async touchJob(id: string, expiresAt: string): Promise<void> {
+    this.db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+  }
+
+  async leaseJob(owner: string, now: string, until: string, id?: string): Promise<JobRecord | undefined> {
+    const free = "status = 'scraping' AND (lease_owner IS NULL OR lease_until < ?)";
+    const row = (
+      id === undefined
+        ? this.db
+            .prepare(
+              `UPDATE jobs SET lease_owner = ?, lease_until = ?
+               WHERE id = (SELECT id FROM jobs WHERE ${free} ORDER BY created_at, id LIMIT 1)
+               RETURNING ${JOB_COLUMNS}`,
+            )
+            .get(owner, until, now)
+        : this.db
+            .prepare(
+              `UPDATE jobs SET lease_owner = ?, lease_until = ? WHERE id = ? AND ${free} RETURNING ${JOB_COLUMNS}`,
+            )
+            .get(owner, until, id, now)
+    ) as JobRow | undefined;
+    return row && jobFromRow(row);
+  }
+
+  async renewLease(id: string, owner: string, until: string): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ?')
+      .run(until, id, owner);
+    return Number(result.changes) === 1;
+  }
+
+  async releaseLease(id: string, owner: string): Promise<void> {
+    this.db
+      .prepare('UPDATE jobs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?')
+      .run(id, owner);
+  }
+
+  async enqueuePages(jobId: string, pages: readonly NewPage[], cap: number): Promise<PageRecord[]> {
+    if (pages.length === 0) return [];
+    const limit = capValue(cap);
+    return this.transaction(() => {
+      if (this.db.prepare('SELECT 1 AS x FROM jobs WHERE id = ?').get(jobId) === undefined) return [];
+      let held = (
+        this.db
+          .prepare(
+            "SELECT count(*) AS n FROM job_pages WHERE job_id = ? AND state IN ('queued', 'active', 'done')",
+          )
+          .get(jobId) as { n: number }
+      ).n;
+      // A key already stored (whatever its state), or earlier in this call, conflicts: the first wins.
+      const insert = this.db.prepare(
+        `INSERT INTO job_pages (id, job_id, key, url, depth, state) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (job_id, key) DO NOTHING RETURNING ${PAGE_COLUMNS}`,
+      );
+      const added: PageRecord[] = [];
+      for (const page of pages) {
+        if (limit !== null && held >= limit) break;
+        const state = page.state ?? 'queued';
+        const row = insert.get(randomUUID(), jobId, page.key, page.url, page.depth, state) as
+          | PageRow
+          | undefined;
+        if (!row) continue;
+        added.push(pageFromRow(row));
+        if (state !== 'blocked') held++;
+      }
+      return added;
+    });
+  }
+
+  async claimPages(jobId: string, n: number): Promise<PageRecord[]> {
+    if (n <= 0) return [];
+    const rows = this.db
+      .prepare(
+        `UPDATE job_pages SET state = 'active', attempts = attempts + 1
+         WHERE seq IN (SELECT seq FROM job_pages WHERE job_id = ? AND state = 'queued' ORDER BY seq LIMIT ?)
+         RETURNING ${PAGE_COLUMNS}`,
+      )
+      .all(jobId, n) as unknown as PageRow[];
+    return rows.map(pageFromRow).sort(bySeq);
+  }
+
+  async requeueActive(jobId: string): Promise<number> {
+    const result = this.db
+      .prepare("UPDATE job_pages SET state = 'queued' WHERE job_id = ? AND state = 'active'")
+      .run(jobId);
+    return Number(result.changes);
+  }
+
+  async completePage(pageId: string, document: Buffer, credits: number, at: string): Promise<void> {
+    this.transaction(() => {
+      const row = this.db
+        .prepare(
+          `UPDATE job_pages SET state = 'done', credits = ?, finished_at = ? WHERE id = ? AND state = 'active'
+           RETURNING job_id`,
+        )
+        .get(credits, at, pageId) as { job_id: string } | undefined;
+      if (!row) return;
+      this.db
+        .prepare('INSERT INTO job_documents (job_id, page_id, body) VALUES (?, ?, ?)')
+        .run(row.job_id, pageId, document);
+    });
+  }
+
+  async failPage(
+    pageId: string,
+    error: { code: string | null; message: string; hidden?: boolean },
+    at: string,
+  ): Promise<void> {
+    this.db
+      .prepare(
+        `UPDATE job_pages SET state = 'failed', finished_at = ?, error_code = ?, error_message = ?, error_hidden = ?
+         WHERE id = ? AND state = 'active'`,
+      )
+      .run(at, error.code, error.message, Number(error.hidden ?? false), pageId);
+  }
+
+  async skipQueued(jobId: string): Promise<number> {
+    const result = this.db
+      .prepare("UPDATE job_pages SET state = 'skipped' WHERE job_id = ? AND state = 'queued'")
+      .run(jobId);
+    return Number(result.changes);
+  }
+
+  async pageCounts(jobId: string): Promise<PageCounts> {
+    const rows = this.db
+      .prepare('SELECT state, count(*) AS n FROM job_pages WHERE job_id = ? GROUP BY state')
+      .all(jobId) as unknown as { state: PageState; n: number }[];
+    return pageCountsFrom(rows);
+  }
+
+  async creditsUsed(jobId: string): Promise<number> {
+    const row = this.db
+      .prepare("SELECT coalesce(sum(credits), 0) AS n FROM job_pages WHERE job_id = ? AND state = 'done'")
+      .get(jobId) as { n: number };
+    return row.n;
+  }
+
+  async readDocuments(jobId: string, skip: number, limit: number): Promise<Buffer[]> {
+    const rows = this.db
+      .prepare('SELECT body FROM job_documents WHERE job_id = ? ORDER BY seq LIMIT ? OFFSET ?')
+      .all(jobId, limit, skip) as unknown as { body: Uint8Array }[];
+    return rows.map((r) => Buffer.from(r.body));
+  }
+
+  async countDocuments(jobId: string): Promise<number> {
+    const row = this.db.prepare('SELECT count(*) AS n FROM job_documents WHERE job_id = ?').get(jobId) as {
+      n: number;
+    };
+    return row.n;
+  }
+
+  async readErrors(jobId: string): Promise<{ errors: PageError[]; robotsBlocked: string[] }> {
+    const failed = this.db
+      .prepare(
+        `SELECT id, finished_at, url, error_code, error_message FROM job_pages
+         WHERE job_id = ? AND state = 'failed' AND error_hidden = 0 ORDER BY finished_at, seq`,
+      )
+      .all(jobId) as unknown as {
+      id: string;
+      finished_at: string;
+      url: string;
+      error_code: string | null;
+      error_message: string;
+    }[];
+    const blocked = this.db
+      .prepare("SELECT url FROM job_pages WHERE job_id = ? AND state = 'blocked' ORDER BY seq")
+      .all(jobId) as unknown as { url: string }[];
+    return {
+      errors: failed.map((r) => ({
+        id: r.id,
+        timestamp: r.finished_at,
+        url: r.url,
+        code: r.error_code,
+        error: r.error_message,
+      })),
+      robotsBlocked: blocked.map((r) => r.url),
+    };
+  }
+
+  async purgeJobs(now: string): Promise<number> {
+    // Pages, documents and deliveries go with their job (ON DELETE CASCADE; SqliteStore turns
+    // foreign keys on).
+    return Number(this.db.prepare('DELETE FROM jobs WHERE expires_at < ?').run(now).changes);
+  }
+
+  async queueWebhook(delivery: WebhookDelivery): Promise<void> {
+    this.db
+      .prepare(`INSERT INTO webhook_deliveries (${WEBHOOK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(...webhookValues(delivery));
+  }
+
+  async dueWebhooks(now: string, n: number): Promise<WebhookDelivery[]> {
+    // Those due at the same time in the order they were queued: a job's events keep their order.
+    const rows = this.db
+      .prepare(
+        `SELECT ${WEBHOOK_COLUMNS} FROM webhook_deliveries WHERE next_at <= ? ORDER BY next_at, seq LIMIT ?`,
+      )
+      .all(now, n) as unknown as WebhookRow[];
+    return rows.map(webhookFromRow);
+  }
+
+  async removeWebhook(id: string): Promise<void> {
+    this.db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
+  }
+
+  async retryWebhook(id: string, attempts: number, nextAt: string): Promise<void> {
+    this.db
+      .prepare('UPDATE webhook_deliveries SET attempts = ?, next_at = ? WHERE id = ?')
+      .run(attempts, nextAt, id);
+  }
+}
