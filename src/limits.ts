@@ -721,4 +721,32 @@ export const limits = {
    * lists that need over six times that are not those, and blocking is left off (logged).
    */
   adFilterBuildHeapMb: 1024,
+  /**
+   * Path segments past which a discovered URL is taken for a crawler trap (relative links that
+   * nest without end, /a/b/c/a/b/c/...). Real sites seldom pass 10; 20 leaves deep docs trees room.
+   */
+  crawlTrapPathSegments: 20,
+  /**
+   * Times one path segment may occur in a URL before it is taken for a loop of relative links:
+   * /a/b/a/b/a/b. Twice happens on real sites (/2024/05/05); three times almost never.
+   */
+  crawlTrapSegmentRepeats: 3,
+  /** Characters past which a discovered URL is taken for a trap: about where browsers and servers stop. */
+  crawlTrapUrlChars: 2_000,
+  /**
+   * New URLs one crawl admits per pattern (host + path with digit runs as one digit, query names
+   * without values): bounds endless calendars (/cal/2024/01/05, five years of days) and query
+   * variants (?page=1..∞, ?q=...). A catalogue of numbered pages (/product/123) is cut at the
+   * same number: a fifth of upstream's default crawl limit, so a trap wastes at most that much.
+   */
+  crawlVariantsPerPattern: 2_000,
+  /** The most a robots.txt Crawl-delay is honoured for, in seconds: upstream's own bound on `delay`. */
+  robotsCrawlDelayMaxS: 60,
+  /**
+   * Characters of a robots.txt read: Google's 500 KiB. Rules past it are ignored, and a generated
+   * file of a million rules cannot make every link check slow.
+   */
+  robotsChars: 500 * 1024,
+  /** Bytes of one sitemap once decompressed: the sitemaps protocol's cap (50 MB). Larger ones are skipped. */
+  sitemapBytes: 50 * MiB,
 } as const;

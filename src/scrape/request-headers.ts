@@ -1,8 +1,11 @@
 import type { FetchSettings } from '../options/scrape-options.ts';
 import { acceptEncoding } from './read-body.ts';
 
-/** Says what it is; a caller whose site wants a browser's name sends its own User-Agent. */
-const userAgent = 'Mozilla/5.0 (compatible; Quire/0.1)';
+/**
+ * Says what it is; a caller whose site wants a browser's name sends its own User-Agent. Its
+ * product token, Quire, is the one robots.txt rules are matched for (src/crawl/robots.ts).
+ */
+export const userAgent = 'Mozilla/5.0 (compatible; Quire/0.1)';
 
 /** What a browser asks for first; anything else is still taken. */
 const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
