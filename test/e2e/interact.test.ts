@@ -476,11 +476,13 @@ describe('interact sessions', () => {
       // The code reaches the browser through the relay, so the firewall applies to it too.
       const refused = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
         code: "await page.goto('file:///etc/passwd')",
+        timeout: 90,
       });
       assert.equal(refused.body.exitCode, 1);
       assert.match(refused.body.error, /Quire refused Page\.navigate/);
       const hostFile = await api(server(), 'POST', `/v2/interact/${created.id}/execute`, {
         code: "const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8');",
+        timeout: 90,
       });
       assert.equal(hostFile.body.exitCode, 1);
       assert.match(hostFile.body.stderr, /ERR_ACCESS_DENIED|Access to this API has been restricted/);
