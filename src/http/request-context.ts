@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../pipeline/convert-to-answer.ts';
 import type { AuditEvent, KeyOwner } from '../store/store.ts';
 
 /** What a request carries between hooks once it is authenticated. */
@@ -11,4 +13,10 @@ declare module 'fastify' {
         >
       | undefined;
   }
+}
+
+/** The conversion's caller for an authenticated request: its team and key, log and audit event. */
+export function callerOf(request: FastifyRequest): Caller {
+  const principal = request.principal!;
+  return { team: principal.team, keyId: principal.keyId, log: request.log, audit: request.audit };
 }

@@ -1,25 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { FormatId } from '../detect/formats.ts';
 import type { LanguageModel } from '../enrich/llm/provider.ts';
 import { findPiiWithModel } from '../enrich/model/pii.ts';
 import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
 import { enrichWithModel } from '../enrich/with-model.ts';
 import { ApiError, paymentRequired } from '../errors.ts';
+import type { UploadedFile } from '../http/multipart.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
-import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from '../pipeline/answer.ts';
-import { type Deadline, stopped } from '../pipeline/deadline.ts';
-import { detectUpload } from '../pipeline/detect-upload.ts';
-import type { PageOrigin } from '../pipeline/parse-document.ts';
-import { poolFailure } from '../pipeline/pool-failure.ts';
-import { type ConversionRunner, PoolError } from '../pipeline/runner.ts';
 import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { ModelRedaction } from '../transform/pii/index.ts';
 import { piiSettings } from '../transform/pii/settings.ts';
-import type { UploadedFile } from './multipart.ts';
+import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from './answer.ts';
+import { type Deadline, stopped } from './deadline.ts';
+import { detectUpload } from './detect-upload.ts';
+import type { PageOrigin } from './parse-document.ts';
+import { poolFailure } from './pool-failure.ts';
+import { type ConversionRunner, PoolError } from './runner.ts';
 
 /**
  * The conversion both parse and scrape end in: detect the format, wait for a team slot, convert
@@ -31,6 +30,24 @@ export interface ConvertDeps {
   /** The configured language model for summary and json; undefined: the offline methods. */
   model: LanguageModel | undefined;
   metrics?: Metrics;
+}
+
+/**
+ * Who a conversion is for: the team whose slots and credits it takes, the key, where its log
+ * lines go, and the audit event it fills in (an HTTP request, or a crawl's page).
+ */
+export interface Caller {
+  team: string;
+  keyId: string;
+  log: CallerLog;
+  audit?: { format?: string | null };
+}
+
+/** The part of a logger conversions use (Fastify's request logger has it). */
+export interface CallerLog {
+  debug(details: object, message: string): void;
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
 }
 
 /** Bytes to convert: an upload, or a page fetched from `origin` (scrape). */
@@ -47,7 +64,7 @@ interface Converted {
 
 async function convert(
   deps: ConvertDeps,
-  request: FastifyRequest,
+  caller: Caller,
   input: ConversionInput,
   options: ParseOptions,
   enrich: EnrichPlan | undefined,
@@ -56,19 +73,18 @@ async function convert(
   extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
 ): Promise<Converted> {
   const { format, warnings } = detectUpload(input.file, options, input.origin !== undefined);
-  if (request.audit) request.audit.format = format;
+  if (caller.audit) caller.audit.format = format;
 
-  const principal = request.principal!;
   try {
-    request.log.debug({ team: principal.team }, 'conversion asks for a team slot');
+    caller.log.debug({ team: caller.team }, 'conversion asks for a team slot');
     // Logged once the team is at its limit: a sign, for the tests, that this request is in line.
-    const waits = () => request.log.debug({ team: principal.team }, 'conversion waits for a team slot');
+    const waits = () => caller.log.debug({ team: caller.team }, 'conversion waits for a team slot');
     // The team's queue being full is answered as it is (429); any other failure as the request's end.
-    const lease = await deps.concurrency.acquire(principal.team, clock.signal, waits).catch((error) => {
+    const lease = await deps.concurrency.acquire(caller.team, clock.signal, waits).catch((error) => {
       throw error instanceof ApiError ? error : stopped(clock);
     });
     try {
-      request.log.debug({ team: principal.team, queue: deps.pool.stats() }, 'conversion submitted');
+      caller.log.debug({ team: caller.team, queue: deps.pool.stats() }, 'conversion submitted');
       const envelope: EnvelopeMetadata = { scrapeId: randomUUID(), concurrencyLimited: lease.limited };
       if (lease.limited) envelope.concurrencyQueueDurationMs = lease.waitedMs;
       if (extra.cacheState) envelope.cacheState = extra.cacheState;
@@ -88,7 +104,7 @@ async function convert(
             origin: input.origin,
             piiModel,
           },
-          { team: principal.team, key: principal.keyId },
+          { team: caller.team, key: caller.keyId },
           clock.signal,
         ),
       );
@@ -152,8 +168,8 @@ async function answer(
  * Hold the credits a document costs at least, before its request reads anything (upstream checks
  * credits before the body too); 402 when the team's balance cannot pay.
  */
-export async function reserveCredits(credits: Credits, request: FastifyRequest): Promise<CreditHold> {
-  const hold = await credits.reserve(request.principal!.team);
+export async function reserveCredits(credits: Credits, team: string): Promise<CreditHold> {
+  const hold = await credits.reserve(team);
   if (!hold) throw paymentRequired();
   return hold;
 }
@@ -165,7 +181,7 @@ export async function reserveCredits(credits: Credits, request: FastifyRequest):
  */
 export async function convertToAnswer(
   deps: ConvertDeps,
-  request: FastifyRequest,
+  caller: Caller,
   input: ConversionInput,
   options: ParseOptions,
   clock: Deadline,
@@ -173,8 +189,8 @@ export async function convertToAnswer(
   extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
 ): Promise<Buffer> {
   const enrich = planEnrichment(options, deps.model?.settings);
-  const piiModel = await findPiiForAccurate(deps, request, input, options, clock);
-  const { result, format } = await convert(deps, request, input, options, enrich, clock, piiModel, extra);
+  const piiModel = await findPiiForAccurate(deps, caller, input, options, clock);
+  const { result, format } = await convert(deps, caller, input, options, enrich, clock, piiModel, extra);
   if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
   const body = await answer(deps.model, result, enrich, clock);
   await credit.settle(creditCost(format, result.usage));
@@ -190,7 +206,7 @@ export async function convertToAnswer(
  */
 async function findPiiForAccurate(
   deps: ConvertDeps,
-  request: FastifyRequest,
+  caller: Caller,
   input: ConversionInput,
   options: ParseOptions,
   clock: Deadline,
@@ -205,7 +221,7 @@ async function findPiiForAccurate(
     };
   const started = performance.now();
   const maxChars = deps.model.settings.maxInputTokens * limits.llmCharsPerToken * limits.llmMaxChunks;
-  const { result: collected } = await convert(deps, request, input, options, undefined, clock, {
+  const { result: collected } = await convert(deps, caller, input, options, undefined, clock, {
     stage: 'collect',
     maxChars,
   });

@@ -14,7 +14,7 @@ export interface Deadline {
 }
 
 /** What closes when the client goes away: a request's socket. */
-interface Closable {
+export interface Closable {
   once(event: 'close', listener: () => void): unknown;
   off(event: 'close', listener: () => void): unknown;
 }

@@ -1,5 +1,5 @@
 import { formatByMimeType } from '../detect/formats.ts';
-import type { ConversionInput } from '../http/convert-upload.ts';
+import type { ConversionInput } from '../pipeline/convert-to-answer.ts';
 import { decoded, type FetchedPage } from './fetch-url.ts';
 
 /** Types servers send for any download: they say nothing about the bytes. */

@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { badRequest, tooDeep } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import { validateParseOptions } from '../../options/validate.ts';
+import { type ConvertDeps, convertToAnswer, reserveCredits } from '../../pipeline/convert-to-answer.ts';
 import { deadline } from '../../pipeline/deadline.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
-import { type ConvertDeps, convertToAnswer, reserveCredits } from '../convert-upload.ts';
 import { jsonDepth } from '../json-depth.ts';
 import { readParseUpload } from '../multipart.ts';
+import { callerOf } from '../request-context.ts';
 
 export interface ParseRouteDeps extends ConvertDeps {
   uploads: UploadBudget;
@@ -34,7 +35,7 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
   app.post('/v2/parse', async (request, reply) => {
     const team = request.principal!.team;
     // Before a byte of the upload is read; given back unless the parse answers.
-    const credit = await reserveCredits(deps.credits, request);
+    const credit = await reserveCredits(deps.credits, team);
     try {
       // The upload's bytes count against the node's and the team's budget until the answer is sent.
       const hold = deps.uploads.open(team);
@@ -54,7 +55,7 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
       const clock = deadline(options.timeout, 'parse', request.raw.socket);
       let body: Buffer;
       try {
-        body = await convertToAnswer(deps, request, { file: upload.file }, options, clock, credit);
+        body = await convertToAnswer(deps, callerOf(request), { file: upload.file }, options, clock, credit);
       } finally {
         clock.done();
       }
