@@ -181,6 +181,11 @@ export const configSchema = z.object({
     .describe(
       'Secret (at least 32 characters) the session tokens in cdpUrl and live view URLs are derived from; empty: a random one is generated into the data folder.',
     ),
+  QUIRE_WEBHOOK_SECRET: stringVar(
+    '',
+    "Key of the HMAC-SHA256 signature sent with each crawl and batch scrape webhook (X-Firecrawl-Signature: sha256=<hex>, over the exact body); upstream's SELF_HOSTED_WEBHOOK_HMAC_SECRET is read when it is not set. Empty: webhooks are sent unsigned.",
+    true,
+  ),
   QUIRE_LLM_BASE_URL: z
     .union([z.literal(''), z.url({ protocol: /^https?$/ })])
     .default('')
@@ -227,6 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...parsed.data,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_TEAM_CONCURRENCY: parsed.data.QUIRE_TEAM_CONCURRENCY || parsed.data.QUIRE_WORKERS,
+    // Upstream's self-hosted name, so that a Firecrawl deployment's settings carry over.
+    QUIRE_WEBHOOK_SECRET: parsed.data.QUIRE_WEBHOOK_SECRET || (env.SELF_HOSTED_WEBHOOK_HMAC_SECRET ?? ''),
     dbPath: path.join(dataDir, 'quire.db'),
   };
 }

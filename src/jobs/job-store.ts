@@ -42,7 +42,9 @@ export interface JobRecord {
 
 export type NewJob = Omit<JobRecord, 'completedAt' | 'kickoffDone' | 'error' | 'leaseOwner' | 'leaseUntil'>;
 
-export type JobPatch = Partial<Pick<JobRecord, 'status' | 'completedAt' | 'kickoffDone' | 'robots' | 'error' | 'url'>>;
+export type JobPatch = Partial<
+  Pick<JobRecord, 'status' | 'completedAt' | 'kickoffDone' | 'robots' | 'error' | 'url'>
+>;
 
 /**
  * queued → active → done | failed. `blocked`: robots.txt forbids it (never fetched, listed in
@@ -139,7 +141,11 @@ export interface JobStore {
   /** active → done with its document (the data object's JSON, as the job keeps it) and what it cost. */
   completePage(pageId: string, document: Buffer, credits: number, at: string): Promise<void>;
   /** active → failed; `hidden` errors are not listed by readErrors. */
-  failPage(pageId: string, error: { code: string | null; message: string; hidden?: boolean }, at: string): Promise<void>;
+  failPage(
+    pageId: string,
+    error: { code: string | null; message: string; hidden?: boolean },
+    at: string,
+  ): Promise<void>;
   /** Every queued page of the job → skipped (a cancelled or finished job); how many. */
   skipQueued(jobId: string): Promise<number>;
   pageCounts(jobId: string): Promise<PageCounts>;
@@ -153,10 +159,15 @@ export interface JobStore {
   /** Delete jobs (pages, documents, deliveries) whose expiry is before `now`; how many jobs. */
   purgeJobs(now: string): Promise<number>;
   queueWebhook(delivery: WebhookDelivery): Promise<void>;
-  /** Deliveries due at `now`, oldest first, at most `n`. */
-  dueWebhooks(now: string, n: number): Promise<WebhookDelivery[]>;
-  /** Delivered, or given up on: removed. */
+  /**
+   * Take `owner`'s claim, until `until`, on at most `n` deliveries due at `now` (by next_at, then
+   * the order they were queued), in one step so that two processes never both take one. Only
+   * the oldest delivery of each job can be taken, and not while another claim on it lasts: a
+   * job's events go one at a time, in the order they were queued.
+   */
+  claimWebhooks(owner: string, now: string, until: string, n: number): Promise<WebhookDelivery[]>;
+  /** Delivered, or given up on: removed (the job's next event can then be claimed). */
   removeWebhook(id: string): Promise<void>;
-  /** A failed attempt: count it and set when the next is due. */
+  /** A failed attempt: count it, set when the next is due and drop the claim. */
   retryWebhook(id: string, attempts: number, nextAt: string): Promise<void>;
 }

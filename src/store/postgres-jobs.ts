@@ -323,13 +323,27 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
-  async dueWebhooks(now: string, n: number): Promise<WebhookDelivery[]> {
-    // Those due at the same time in the order they were queued: a job's events keep their order.
-    const { rows } = await this.pool.query<WebhookRow>(
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhook_deliveries WHERE next_at <= $1 ORDER BY next_at, seq LIMIT $2`,
-      [now, n],
+  async claimWebhooks(owner: string, now: string, until: string, n: number): Promise<WebhookDelivery[]> {
+    if (n <= 0) return [];
+    // A job's oldest delivery only, and only while no claim on it lasts. SKIP LOCKED: a delivery
+    // another process is claiming is left to it, and the row lock re-checks the claim on the row
+    // as that process left it; a job's later event is no candidate while the one it waits behind
+    // exists, locked or not. MATERIALIZED: chosen once, then updated by primary key (claimPages).
+    const { rows } = await this.pool.query<WebhookRow & { seq: string }>(
+      `WITH chosen AS MATERIALIZED (
+         SELECT seq AS chosen_seq FROM webhook_deliveries d
+         WHERE next_at <= $2 AND (lease_owner IS NULL OR lease_until < $2)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.job_id = d.job_id AND e.seq < d.seq)
+         ORDER BY next_at, seq LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_deliveries SET lease_owner = $1, lease_until = $3
+       FROM chosen WHERE seq = chosen_seq
+       RETURNING seq, ${WEBHOOK_COLUMNS}`,
+      [owner, now, until, n],
     );
-    return rows.map(webhookFromRow);
+    // RETURNING hands rows over in no promised order.
+    const time = (r: WebhookRow) => new Date(r.next_at).getTime();
+    return rows.sort((a, b) => time(a) - time(b) || Number(a.seq) - Number(b.seq)).map(webhookFromRow);
   }
 
   async removeWebhook(id: string): Promise<void> {
@@ -337,10 +351,10 @@ export class PostgresJobStore implements JobStore {
   }
 
   async retryWebhook(id: string, attempts: number, nextAt: string): Promise<void> {
-    await this.pool.query('UPDATE webhook_deliveries SET attempts = $2, next_at = $3 WHERE id = $1', [
-      id,
-      attempts,
-      nextAt,
-    ]);
+    await this.pool.query(
+      `UPDATE webhook_deliveries SET attempts = $2, next_at = $3, lease_owner = NULL, lease_until = NULL
+       WHERE id = $1`,
+      [id, attempts, nextAt],
+    );
   }
 }

@@ -293,14 +293,25 @@ export class SqliteJobStore implements JobStore {
       .run(...webhookValues(delivery));
   }
 
-  async dueWebhooks(now: string, n: number): Promise<WebhookDelivery[]> {
-    // Those due at the same time in the order they were queued: a job's events keep their order.
-    const rows = this.db
-      .prepare(
-        `SELECT ${WEBHOOK_COLUMNS} FROM webhook_deliveries WHERE next_at <= ? ORDER BY next_at, seq LIMIT ?`,
-      )
-      .all(now, n) as unknown as WebhookRow[];
-    return rows.map(webhookFromRow);
+  async claimWebhooks(owner: string, now: string, until: string, n: number): Promise<WebhookDelivery[]> {
+    if (n <= 0) return [];
+    return this.transaction(() => {
+      // A job's oldest delivery only, and only while no claim on it lasts (a failed one is put
+      // back due later, unclaimed): its later events wait behind it.
+      const rows = this.db
+        .prepare(
+          `SELECT seq, ${WEBHOOK_COLUMNS} FROM webhook_deliveries d
+           WHERE next_at <= ? AND (lease_owner IS NULL OR lease_until < ?)
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.job_id = d.job_id AND e.seq < d.seq)
+           ORDER BY next_at, seq LIMIT ?`,
+        )
+        .all(now, now, n) as unknown as (WebhookRow & { seq: number })[];
+      const claim = this.db.prepare(
+        'UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE seq = ?',
+      );
+      for (const row of rows) claim.run(owner, until, row.seq);
+      return rows.map(webhookFromRow);
+    });
   }
 
   async removeWebhook(id: string): Promise<void> {
@@ -309,7 +320,9 @@ export class SqliteJobStore implements JobStore {
 
   async retryWebhook(id: string, attempts: number, nextAt: string): Promise<void> {
     this.db
-      .prepare('UPDATE webhook_deliveries SET attempts = ?, next_at = ? WHERE id = ?')
+      .prepare(
+        'UPDATE webhook_deliveries SET attempts = ?, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?',
+      )
       .run(attempts, nextAt, id);
   }
 }

@@ -164,6 +164,11 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX webhook_deliveries_job ON webhook_deliveries(job_id);
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_at, seq);`,
+  // Webhook deliveries claimed by one process at a time (PostgreSQL's 006_webhook_claims.sql).
+  `ALTER TABLE webhook_deliveries ADD COLUMN lease_owner TEXT;
+   ALTER TABLE webhook_deliveries ADD COLUMN lease_until TEXT;
+   DROP INDEX webhook_deliveries_job;
+   CREATE INDEX webhook_deliveries_job ON webhook_deliveries(job_id, seq);`,
 ];
 
 /** SQLite has no booleans: 1 and 0. */

@@ -4,7 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { JobRecord, JobStore, NewJob, NewPage, PageRecord } from '../../src/jobs/job-store.ts';
+import type {
+  JobRecord,
+  JobStore,
+  NewJob,
+  NewPage,
+  PageRecord,
+  WebhookDelivery,
+} from '../../src/jobs/job-store.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -13,7 +20,7 @@ import { createDatabase } from '../helpers/postgres.ts';
 /**
  * The crawl and batch jobs' store (src/jobs/job-store.ts), the same cases on SQLite and on
  * PostgreSQL: a job's record, its frontier (one row per key, the cap), claiming, leases,
- * documents in completion order, errors, purging and webhook deliveries. The races run for real
+ * documents in completion order, errors, purging and webhook deliveries (claimed one per job). The races run for real
  * on PostgreSQL (two calls at once on two connections); on SQLite they only show the same answers.
  */
 
@@ -628,7 +635,7 @@ for (const { name, open } of stores) {
         assert.equal(await store.countDocuments(expired.id), 0);
         assert.deepEqual(await store.readErrors(expired.id), { errors: [], robotsBlocked: [] });
         assert.deepEqual(
-          (await store.dueWebhooks(at(2), 10)).map((d) => d.jobId).sort(),
+          (await store.claimWebhooks('w', at(2), at(3), 10)).map((d) => d.jobId).sort(),
           [kept.id, onTheDot.id].sort(),
         );
         for (const job of [kept, onTheDot]) {
@@ -644,48 +651,103 @@ for (const { name, open } of stores) {
           });
         }
         assert.equal(await store.purgeJobs(at(200)), 2);
-        assert.deepEqual(await store.dueWebhooks(at(2), 10), []);
+        assert.deepEqual(await store.claimWebhooks('w', at(5), at(6), 10), []);
       } finally {
         await own.close();
       }
     });
 
-    it('queues webhook deliveries, hands over those due oldest first, retries and removes them', async () => {
+    /** A delivery of `job`'s event `n`, due at `nextAt`. */
+    const delivery = (jobId: string, n: number, nextAt: string): WebhookDelivery => ({
+      id: randomUUID(),
+      jobId,
+      url: 'https://hooks.example/receive',
+      headers: JSON.stringify({ 'x-n': String(n) }),
+      body: JSON.stringify({ success: true, type: 'crawl.page', n }),
+      attempts: 0,
+      nextAt,
+    });
+
+    it("claims due deliveries, each job's oldest only, by due time then queue order", async () => {
       const own = await open();
       try {
         const store = own.store.jobs;
-        const job = await created({}, store);
-        const delivery = (n: number, nextAt: string) => ({
-          id: randomUUID(),
-          jobId: job.id,
-          url: 'https://hooks.example/receive',
-          headers: JSON.stringify({ 'x-n': String(n) }),
-          body: JSON.stringify({ success: true, type: 'crawl.page', n }),
-          attempts: 0,
-          nextAt,
-        });
-        const w1 = delivery(1, at(2));
-        const w2 = delivery(2, at(1));
-        const w3 = delivery(3, at(3));
-        const w4 = delivery(4, at(1));
-        for (const d of [w1, w2, w3, w4]) await store.queueWebhook(d);
+        const [a, b, c] = [await created({}, store), await created({}, store), await created({}, store)];
+        const a1 = delivery(a.id, 1, at(2));
+        const b1 = delivery(b.id, 1, at(1));
+        const a2 = delivery(a.id, 2, at(1));
+        const c1 = delivery(c.id, 1, at(1));
+        const b2 = delivery(b.id, 2, at(0));
+        const c2 = delivery(c.id, 2, at(9));
+        for (const d of [a1, b1, a2, c1, b2, c2]) await store.queueWebhook(d);
 
-        assert.deepEqual(await store.dueWebhooks(at(0), 10), []);
-        assert.deepEqual(await store.dueWebhooks(at(2), 10), [w2, w4, w1]);
-        assert.deepEqual(await store.dueWebhooks(at(2), 2), [w2, w4]);
+        assert.deepEqual(await store.claimWebhooks('x', at(0), at(10), 10), []);
+        assert.deepEqual(await store.claimWebhooks('x', at(1), at(10), 0), []);
+        // a2 and b2 are due, but wait behind a1 and b1; a1 is not due yet.
+        assert.deepEqual(await store.claimWebhooks('x', at(1), at(10), 1), [b1]);
+        assert.deepEqual(await store.claimWebhooks('x', at(2), at(10), 10), [c1, a1]);
+        // Claimed ones are taken until their claim ends, and their jobs' later events still wait.
+        assert.deepEqual(await store.claimWebhooks('y', at(9), at(20), 10), []);
 
-        await store.retryWebhook(w2.id, 1, at(3));
-        assert.deepEqual(await store.dueWebhooks(at(2), 10), [w4, w1]);
-        assert.deepEqual(await store.dueWebhooks(at(3), 10), [
-          w4,
-          w1,
-          { ...w2, attempts: 1, nextAt: at(3) },
-          w3,
+        // Delivered: the job's next event can go. Failed: due again later, unclaimed, still first.
+        await store.removeWebhook(b1.id);
+        await store.retryWebhook(a1.id, 1, at(12));
+        await store.retryWebhook(c1.id, 1, at(5));
+        assert.deepEqual(await store.claimWebhooks('y', at(9), at(20), 10), [
+          b2,
+          { ...c1, attempts: 1, nextAt: at(5) },
+        ]);
+        assert.deepEqual(await store.claimWebhooks('y', at(11), at(20), 10), []);
+        assert.deepEqual(await store.claimWebhooks('y', at(12), at(20), 10), [
+          { ...a1, attempts: 1, nextAt: at(12) },
         ]);
 
-        await store.removeWebhook(w4.id);
-        await store.removeWebhook(w1.id);
-        assert.deepEqual(await store.dueWebhooks(at(3), 10), [{ ...w2, attempts: 1, nextAt: at(3) }, w3]);
+        // A claim whose end has passed (its process died) is free again, to anyone.
+        assert.deepEqual(await store.claimWebhooks('z', at(20), at(30), 10), []);
+        assert.deepEqual(await store.claimWebhooks('z', at(20.01), at(30), 10), [
+          b2,
+          { ...c1, attempts: 1, nextAt: at(5) },
+          { ...a1, attempts: 1, nextAt: at(12) },
+        ]);
+        await store.removeWebhook(c1.id);
+        await store.removeWebhook(a1.id);
+        await store.removeWebhook(b2.id);
+        assert.deepEqual(await store.claimWebhooks('z', at(20.01), at(30), 10), [a2, c2]);
+        await store.removeWebhook(randomUUID());
+        await store.retryWebhook(randomUUID(), 3, at(1));
+      } finally {
+        await own.close();
+      }
+    });
+
+    it('gives two claimers at once disjoint deliveries, one per job', async () => {
+      // One store for every round, so that its pool holds two connections and the calls overlap.
+      const own = await open();
+      try {
+        const store = own.store.jobs;
+        for (let round = 0; round < 8; round++) {
+          const start = round * 10;
+          const heads: string[] = [];
+          for (let j = 0; j < 12; j++) {
+            const job = await created({ expiresAt: at(start + 5) }, store);
+            for (let n = 0; n < 3; n++) {
+              const d = delivery(job.id, n, at(start));
+              await store.queueWebhook(d);
+              if (n === 0) heads.push(d.id);
+            }
+          }
+          const [x, y] = await Promise.all([
+            store.claimWebhooks('x', at(start + 1), at(start + 2), 8),
+            store.claimWebhooks('y', at(start + 1), at(start + 2), 8),
+          ]);
+          const taken = [...x, ...y].map((d) => d.id);
+          assert.equal(new Set(taken).size, taken.length, 'a delivery was claimed twice');
+          assert.deepEqual(taken.sort(), [...heads].sort());
+          // A third claimer finds nothing: every job's first event is claimed.
+          assert.deepEqual(await store.claimWebhooks('z', at(start + 1), at(start + 2), 10), []);
+          // The round's jobs go, with their deliveries.
+          assert.equal(await store.purgeJobs(at(start + 6)), 12);
+        }
       } finally {
         await own.close();
       }

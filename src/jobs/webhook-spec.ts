@@ -1,0 +1,131 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { z } from 'zod';
+import { limits } from '../limits.ts';
+import { reservedHeaders } from '../options/scrape-options.ts';
+
+/**
+ * The `webhook` field of a crawl or batch scrape request (jobs-and-formats §3): a URL, or an
+ * object naming the URL, headers sent with each delivery, metadata echoed in each payload and the
+ * events wanted. Parsed into WebhookSpec, which the job keeps (as JSON) and WebhookSender reads.
+ */
+
+/** The events a receiver may ask for: the part of the payload's `type` after the dot. */
+export const webhookEvents = ['started', 'page', 'completed', 'failed'] as const;
+export type WebhookEvent = (typeof webhookEvents)[number];
+
+/** The request's webhook, every default filled in. */
+export interface WebhookSpec {
+  url: string;
+  headers: Record<string, string>;
+  metadata: Record<string, unknown>;
+  events: WebhookEvent[];
+}
+
+/** Headers Quire signs each delivery with: a caller's own would pass for (or hide) the real one. */
+const signatureHeaders = new Set(['x-firecrawl-signature', 'x-quire-signature']);
+
+/** `crawl.page` and `batch_scrape.page` name the `page` event, as upstream's newer versions accept. */
+const eventName = /^(?:(?:crawl|batch_scrape)\.)?(started|page|completed|failed)$/;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Why a header cannot be sent, or undefined (node:http's own checks, so a delivery cannot throw later). */
+function headerProblem(name: string, value: string): string | undefined {
+  if (reservedHeaders.has(name.toLowerCase())) return `${name} is set by Quire for each delivery`;
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const headers = z
+  .record(z.string(), z.string({ error: 'must be a string' }), {
+    error: 'must be an object of string header values',
+  })
+  .superRefine((all, ctx) => {
+    const names = Object.keys(all);
+    // Upstream's refine and its message, listing what was sent.
+    const forbidden = names.filter((name) => signatureHeaders.has(name.toLowerCase()));
+    if (forbidden.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `The following headers are not allowed: ${forbidden.map((n) => n.toLowerCase()).join(', ')}`,
+      });
+      return;
+    }
+    let bytes = 0;
+    for (const name of names) {
+      const value = all[name]!;
+      bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+      const problem = headerProblem(name, value);
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `is refused: ${problem}` });
+    }
+    if (bytes > limits.scrapeHeaderBytes)
+      ctx.addIssue({
+        code: 'custom',
+        message: `may take at most ${limits.scrapeHeaderBytes} bytes together`,
+      });
+  });
+
+/** Any JSON scalar, as the SDKs' types allow; upstream's own schema takes strings only. */
+const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error: 'must be a string, number, boolean or null',
+});
+
+const metadata = z
+  .record(z.string(), metadataValue, { error: 'must be an object of strings, numbers, booleans or null' })
+  .refine((all) => Buffer.byteLength(JSON.stringify(all)) <= limits.webhookMetadataBytes, {
+    error: `may take at most ${limits.webhookMetadataBytes} bytes as JSON`,
+  });
+
+const event = z
+  .string({ error: 'must be a string' })
+  .regex(eventName, {
+    error: 'must be one of started, page, completed, failed (or the same after "crawl." or "batch_scrape.")',
+  })
+  .transform((name) => eventName.exec(name)![1] as WebhookEvent);
+
+const webhookObject = z.strictObject(
+  {
+    url: z
+      .string({ error: 'must be a string' })
+      .max(limits.scrapeUrlChars, { error: `must be at most ${limits.scrapeUrlChars} characters` })
+      .refine(isHttpUrl, { error: 'must be an http or https URL' }),
+    headers: headers.optional(),
+    metadata: metadata.optional(),
+    events: z
+      .array(event, { error: 'must be an array of event names' })
+      .max(16, { error: 'may name at most 16 events' })
+      .optional(),
+  },
+  { error: 'must be a URL or an object with a "url"' },
+);
+
+/**
+ * The request's `webhook`: a URL string is shorthand for `{url}`. Events default to all four, as an
+ * empty list does upstream (which then sends everything); `crawl.page` counts as `page`.
+ */
+export const webhookSchema = z.preprocess(
+  (value) => (typeof value === 'string' ? { url: value } : value),
+  webhookObject.transform(
+    (w): WebhookSpec => ({
+      url: w.url,
+      headers: w.headers ?? {},
+      metadata: w.metadata ?? {},
+      events:
+        w.events && w.events.length > 0
+          ? webhookEvents.filter((e) => w.events!.includes(e))
+          : [...webhookEvents],
+    }),
+  ),
+);
