@@ -21,7 +21,9 @@ export type ErrorCode =
   | 'SCRAPE_SITE_ERROR'
   | 'SCRAPE_UNSUPPORTED_FILE_ERROR'
   | 'SCRAPE_ACTION_ERROR'
-  | 'SCRAPE_UNSUPPORTED_OPTIONS';
+  | 'SCRAPE_UNSUPPORTED_OPTIONS'
+  // Upstream's map timeout.
+  | 'MAP_TIMEOUT';
 
 /**
  * An error whose status, code and message are meant for the caller. Anything else that

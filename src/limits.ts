@@ -749,4 +749,77 @@ export const limits = {
   robotsChars: 500 * 1024,
   /** Bytes of one sitemap once decompressed: the sitemaps protocol's cap (50 MB). Larger ones are skipped. */
   sitemapBytes: 50 * MiB,
+  /** Patterns in includePaths or excludePaths, and characters in one: more is a mistake, not a crawl. */
+  crawlPatterns: 100,
+  crawlPatternChars: 1_000,
+  /** A crawl's default page limit: upstream's. */
+  crawlDefaultPages: 10_000,
+  /** The most pages one crawl may ask for: ten times the default; a larger site is several crawls. */
+  crawlMaxPages: 100_000,
+  /** The longest `delay` between pages, in seconds: upstream's bound. */
+  crawlMaxDelayS: 60,
+  /**
+   * Pages one job fetches at once when the request names no maxConcurrency: enough to keep a
+   * two-worker pool busy while pages are fetched, few enough to be polite to one host.
+   */
+  crawlDefaultConcurrency: 4,
+  /** The most pages one job fetches at once whatever it asks: a per-host bound on Quire's politeness. */
+  crawlMaxConcurrency: 16,
+  /** Sitemap files one crawl or map reads: upstream's 20, doubled for sites that split by section. */
+  crawlSitemaps: 40,
+  /** URLs one map takes from sitemaps before ranking: its largest limit, and a sitemap index's worth. */
+  mapSitemapUrls: 100_000,
+  /** URLs one batch scrape may list: upstream accepts any number; this keeps one request's body sane. */
+  batchMaxUrls: 10_000,
+  /** A map's `search`, in characters. */
+  mapSearchChars: 1_000,
+  /** A map's default and largest `limit`: upstream's. */
+  mapDefaultLinks: 5_000,
+  mapMaxLinks: 100_000,
+  /** How long a map may take without a `timeout` of its own: sitemaps of a large site, read once. */
+  mapDefaultTimeoutMs: 120_000,
+  /**
+   * How long a finished crawl or batch stays readable after its last read (upstream: 24 hours,
+   * reset by every read), after which it and its documents are purged.
+   */
+  jobRetentionMs: 24 * 60 * 60 * 1000,
+  /**
+   * How long a process's lease on a job lasts without renewal; renewed at a third of it. A process
+   * that dies leaves its jobs to another (or to itself, restarted) after at most this.
+   */
+  jobLeaseMs: 30_000,
+  /** How often a process looks for jobs nobody drives (new ones, or ones whose driver died). */
+  jobPollMs: 2_000,
+  /** Page documents one status answer holds by default, and at most: upstream's 100 and its pagination cap. */
+  jobStatusPage: 100,
+  jobStatusMaxPage: 1_000,
+  /** Bytes of documents in one status answer: upstream's 10 MiB; the document that crosses it goes to the next. */
+  jobStatusBytes: 10 * MiB,
+  /**
+   * Bytes of a webhook's `metadata` as JSON: it is copied into every event's payload (one per page),
+   * so a crawl of 100,000 pages would store it that many times; ids and labels fit many times over.
+   */
+  webhookMetadataBytes: 16 * 1024,
+  /** How long a webhook receiver has to answer 2xx: upstream's 10 s for v1 and v2 payloads. */
+  webhookTimeoutMs: 10_000,
+  /**
+   * Waits between a webhook event's failed attempts, the last repeated: upstream's documented
+   * 1, 5 and 15 minutes, after a first quick retry for a receiver that was restarting.
+   */
+  webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000],
+  /**
+   * An event is retried while its next attempt, by the schedule above, falls within this time of
+   * its first: a job's retention (24 hours), after which its outbox goes with it. 28 attempts.
+   */
+  webhookRetryWindowMs: 24 * 60 * 60 * 1000,
+  /** Webhook deliveries one process runs at once (each to another job; a job's events go one at a time). */
+  webhookConcurrency: 8,
+  /**
+   * How long a process's claim on a webhook delivery lasts: past the 10 s a delivery may take (the
+   * address lookup included), so it never lapses mid-delivery; one whose process died goes to
+   * another after at most this.
+   */
+  webhookLeaseMs: 60_000,
+  /** How often a process looks for due webhook deliveries it was not woken for (retries, other processes' leftovers). */
+  webhookPollMs: 5_000,
 } as const;

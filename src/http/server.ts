@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -20,12 +21,16 @@ import type { Authenticator } from './auth.ts';
 import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
+import { JobRunner } from '../jobs/job-runner.ts';
+import { WebhookSender } from '../jobs/webhooks.ts';
 import { AdBlocker } from '../scrape/ad-filter.ts';
 import { ScrapeRenderer } from '../scrape/render/renderer.ts';
 import { ScrapeCache } from '../scrape/scrape-cache.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
+import { jobRoutes } from './routes/jobs.ts';
+import { mapRoutes } from './routes/map.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
@@ -175,6 +180,41 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     app.log.warn({ err }, 'scrape cache sweep failed'),
   );
   app.addHook('onClose', () => scrapeCache.close());
+  const model = configuredModel(deps.config);
+  // Job events, kept in the store until their receiver has them (any process of a cluster sends them).
+  const webhooks = new WebhookSender(deps.store.jobs, {
+    secret: deps.config.QUIRE_WEBHOOK_SECRET || undefined,
+    policy: scrapePolicy,
+    log: app.log,
+  });
+  // Crawls and batch scrapes: driven here, or by any process of the cluster whose lease ends first.
+  const jobRunner = new JobRunner({
+    metrics: deps.metrics,
+    pool: deps.pool,
+    concurrency: deps.concurrency,
+    model,
+    policy: scrapePolicy,
+    renderer,
+    config: deps.config,
+    cache: scrapeCache,
+    adBlocker,
+    jobs: deps.store.jobs,
+    credits: deps.credits,
+    uploads: deps.uploads,
+    teams: deps.teams,
+    webhooks,
+    log: app.log,
+    owner: `${os.hostname()}:${process.pid}:${randomUUID()}`,
+    soleProcess: !deps.config.QUIRE_DATABASE_URL,
+  });
+  app.addHook('onReady', async () => {
+    jobRunner.start();
+    webhooks.start();
+  });
+  app.addHook('onClose', async () => {
+    await jobRunner.close();
+    await webhooks.close();
+  });
 
   app.register(healthRoutes);
   // Screenshots and PDFs of scrapes, at unguessable URLs that expire: no key, as upstream's storage.
@@ -249,7 +289,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return payload;
     });
     v2.register(openApiRoutes);
-    const model = configuredModel(deps.config);
     v2.register(parseRoutes, {
       metrics: deps.metrics,
       pool: deps.pool,
@@ -274,6 +313,17 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       adBlocker,
     });
     v2.register(crawlPreviewRoutes, { model, uploads: deps.uploads, policy: scrapePolicy });
+    v2.register(jobRoutes, {
+      store: deps.store,
+      runner: jobRunner,
+      credits: deps.credits,
+      teams: deps.teams,
+      uploads: deps.uploads,
+      policy: scrapePolicy,
+      model,
+      config: deps.config,
+    });
+    v2.register(mapRoutes, { credits: deps.credits, uploads: deps.uploads, policy: scrapePolicy });
     // Upstream serves every session route under both names (behaviour doc §7).
     for (const prefix of ['/v2/interact', '/v2/browser']) {
       v2.register(interactRoutes, { prefix, sessions: deps.sessions, config: deps.config });

@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { useApp } from '../helpers/app.ts';
+import { Site } from '../helpers/site.ts';
+
+/**
+ * Crawl, batch scrape and map through the HTTP contract in-process, against a site served on
+ * loopback: discovery (sitemap, links, robots.txt), dedupe, the job's status with pagination,
+ * its errors, cancel, the active list, and validation.
+ */
+
+const site = new Site();
+const text = (name: string) =>
+  `<h1>${name}</h1><p>${name} is a page of the harbour guide with enough words to be read as content by the converter.</p>`;
+
+function buildSite(base: () => string) {
+  site.serve('/robots.txt', 'text/plain', 'User-agent: *\nDisallow: /docs/private\n');
+  site.on('/sitemap.xml', (_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/xml' })
+      .end(
+        `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${base()}/docs/tides</loc></url><url><loc>${base()}/docs/private/keys</loc></url></urlset>`,
+      ),
+  );
+  site.page(
+    '/docs/',
+    `${text('Start')}<a href="/docs/boats">Boats</a> <a href="/docs/boats?utm_source=x">Boats again</a> <a href="/docs/boats/">Boats slash</a> <a href="/docs/private/ledger">Ledger</a> <a href="/elsewhere">Outside</a> <a href="mailto:a@b.example">Mail</a>`,
+  );
+  site.page(
+    '/docs/boats',
+    `${text('Boats')}<a href="/docs/">Start</a><a href="/docs/boats/moorings">Moorings</a>`,
+  );
+  site.page('/docs/boats/moorings', text('Moorings'));
+  site.page('/docs/tides', text('Tides'));
+  site.page('/elsewhere', text('Elsewhere'));
+}
+
+interface Status {
+  success: boolean;
+  status: string;
+  completed: number;
+  total: number;
+  creditsUsed: number;
+  expiresAt: string;
+  next?: string;
+  data: { markdown?: string; metadata: { sourceURL: string; scrapeId: string; statusCode: number } }[];
+}
+
+describe('crawl, batch scrape and map', () => {
+  // Info, for the line each job logs as it finishes.
+  const app = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_LOG_LEVEL: 'info' });
+  before(async () => {
+    buildSite(() => site.url);
+    await site.listen();
+  });
+  after(() => site.close());
+
+  const post = (path: string, body: unknown) =>
+    app().fetch(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const get = (path: string) => app().fetch(path, { headers: { authorization: `Bearer ${app().key}` } });
+  const finished = (id: string) =>
+    app().waitForOutput(new RegExp(`"job":"${id}","status":"(\\w+)","msg":"job finished"`));
+
+  it('crawls a site to completion: sitemap and links, in scope, once each, robots.txt obeyed', async () => {
+    const start = await post('/v2/crawl', { url: `${site.url}/docs/`, origin: 'js-sdk@4.42.0' });
+    assert.equal(start.status, 200);
+    const started = (await start.json()) as { success: boolean; id: string; url: string };
+    assert.equal(started.success, true);
+    assert.match(started.url, new RegExp(`/v2/crawl/${started.id}$`));
+    const [, how] = await finished(started.id);
+    assert.equal(how, 'completed');
+    const status = (await (await get(`/v2/crawl/${started.id}`)).json()) as Status;
+    assert.equal(status.status, 'completed');
+    const urls = status.data.map((d) => new URL(d.metadata.sourceURL).pathname).sort();
+    assert.deepEqual(urls, ['/docs/', '/docs/boats', '/docs/boats/moorings', '/docs/tides']);
+    assert.equal(status.completed, 4);
+    assert.equal(status.total, 4);
+    assert.equal(status.creditsUsed, 4);
+    assert.equal(status.next, undefined);
+    assert.match(status.expiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    const boats = status.data.find((d) => d.metadata.sourceURL.endsWith('/docs/boats'));
+    assert.match(boats?.markdown ?? '', /# Boats/);
+    // The variants of /docs/boats were one page; robots.txt kept the private pages out.
+    assert.equal(site.hits.get('/docs/boats'), 1);
+    assert.equal(site.hits.get('/docs/private/ledger'), undefined);
+    assert.equal(site.hits.get('/elsewhere'), undefined);
+    const errors = (await (await get(`/v2/crawl/${started.id}/errors`)).json()) as {
+      errors: unknown[];
+      robotsBlocked: string[];
+    };
+    assert.deepEqual(errors.errors, []);
+    assert.deepEqual(errors.robotsBlocked.map((u) => new URL(u).pathname).sort(), [
+      '/docs/private/keys',
+      '/docs/private/ledger',
+    ]);
+  });
+
+  it('pages the status by ?limit, with next until the last finished document', async () => {
+    const { id } = (await (await post('/v2/crawl', { url: `${site.url}/docs/` })).json()) as { id: string };
+    await finished(id);
+    const first = (await (await get(`/v2/crawl/${id}?limit=3`)).json()) as Status;
+    assert.equal(first.data.length, 3);
+    assert.ok(first.next);
+    const next = new URL(first.next);
+    assert.equal(next.pathname, `/v2/crawl/${id}`);
+    assert.equal(next.search, '?skip=3&limit=3');
+    const second = (await (await get(`${next.pathname}${next.search}`)).json()) as Status;
+    assert.equal(second.data.length, 1);
+    assert.equal(second.next, undefined);
+    const all = [...first.data, ...second.data].map((d) => d.metadata.scrapeId);
+    assert.equal(new Set(all).size, 4);
+    const bad = await get(`/v2/crawl/${id}?limit=0`);
+    assert.equal(bad.status, 400);
+    assert.match(((await bad.json()) as { error: string }).error, /Invalid pagination: limit/);
+  });
+
+  it('follows maxDiscoveryDepth, includePaths and limit', async () => {
+    const { id } = (await (
+      await post('/v2/crawl', { url: `${site.url}/docs/`, maxDiscoveryDepth: 1, sitemap: 'skip' })
+    ).json()) as { id: string };
+    await finished(id);
+    const status = (await (await get(`/v2/crawl/${id}`)).json()) as Status;
+    assert.deepEqual(status.data.map((d) => new URL(d.metadata.sourceURL).pathname).sort(), [
+      '/docs/',
+      '/docs/boats',
+    ]);
+    const limited = (await (await post('/v2/crawl', { url: `${site.url}/docs/`, limit: 2 })).json()) as {
+      id: string;
+    };
+    await finished(limited.id);
+    assert.equal(((await (await get(`/v2/crawl/${limited.id}`)).json()) as Status).data.length, 2);
+    const included = (await (
+      await post('/v2/crawl', { url: `${site.url}/docs/`, includePaths: ['^/docs/boats'] })
+    ).json()) as { id: string };
+    await finished(included.id);
+    const only = ((await (await get(`/v2/crawl/${included.id}`)).json()) as Status).data.map(
+      (d) => new URL(d.metadata.sourceURL).pathname,
+    );
+    // The seed fails the pattern (not returned) but its links are followed.
+    assert.deepEqual(only.sort(), ['/docs/boats', '/docs/boats/moorings']);
+  });
+
+  it('cancels a crawl: status cancelled at once, and a second cancel of a finished job is refused', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    site.on('/slow/', (_req, res) => {
+      void held.then(() =>
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>s</title>${text('Slow')}`),
+      );
+    });
+    const { id } = (await (
+      await post('/v2/crawl', { url: `${site.url}/slow/`, sitemap: 'skip' })
+    ).json()) as {
+      id: string;
+    };
+    const active = (await (await get('/v2/crawl/active')).json()) as {
+      success: boolean;
+      crawls: { id: string; url: string }[];
+    };
+    assert.equal(active.success, true);
+    assert.ok(active.crawls.some((c) => c.id === id && c.url === `${site.url}/slow/`));
+    const cancelled = await app().fetch(`/v2/crawl/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${app().key}` },
+    });
+    assert.deepEqual(await cancelled.json(), { success: true, status: 'cancelled' });
+    release();
+    const [, how] = await finished(id);
+    assert.equal(how, 'cancelled');
+    assert.equal(((await (await get(`/v2/crawl/${id}`)).json()) as Status).status, 'cancelled');
+    const active2 = (await (await get('/v2/crawl/active')).json()) as { crawls: { id: string }[] };
+    assert.ok(!active2.crawls.some((c) => c.id === id));
+  });
+
+  it('batch scrapes a list, reporting invalid URLs and keeping duplicates', async () => {
+    const start = await post('/v2/batch/scrape', {
+      urls: [`${site.url}/docs/tides`, 'not a url', `${site.url}/docs/tides`, `${site.url}/missing`],
+      formats: ['markdown', 'links'],
+    });
+    assert.equal(start.status, 200);
+    const started = (await start.json()) as { id: string; url: string; invalidURLs: string[] };
+    assert.deepEqual(started.invalidURLs, ['not a url']);
+    assert.match(started.url, new RegExp(`/v2/batch/scrape/${started.id}$`));
+    await finished(started.id);
+    const status = (await (await get(`/v2/batch/scrape/${started.id}`)).json()) as Status;
+    assert.equal(status.status, 'completed');
+    assert.equal(status.data.length, 3);
+    assert.deepEqual(status.data.map((d) => d.metadata.statusCode).sort(), [200, 200, 404]);
+  });
+
+  it('maps a site from its sitemap and start page, ranked by search', async () => {
+    const res = await post('/v2/map', { url: `${site.url}/docs/`, search: 'moorings boats' });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { success: boolean; links: { url: string }[] };
+    assert.equal(body.success, true);
+    const paths = body.links.map((l) => new URL(l.url).pathname);
+    assert.ok(paths.includes('/docs/tides'));
+    assert.ok(paths.includes('/docs/boats'));
+    assert.equal(paths.filter((p) => p === '/docs/boats').length, 1);
+    assert.ok(!paths.includes('/elsewhere'));
+  });
+
+  it('refuses bad requests with the field named, and unknown jobs with 404', async () => {
+    const unknown = await post('/v2/crawl', { url: `${site.url}/`, maxDepth: 2 });
+    assert.equal(unknown.status, 400);
+    assert.match(((await unknown.json()) as { error: string }).error, /maxDepth/);
+    const regex = await post('/v2/crawl', { url: `${site.url}/`, includePaths: ['(unclosed'] });
+    assert.equal(regex.status, 400);
+    assert.match(((await regex.json()) as { error: string }).error, /includePaths\[0\]/);
+    const scrapeOption = await post('/v2/crawl', {
+      url: `${site.url}/`,
+      scrapeOptions: { formats: ['nonsense'] },
+    });
+    assert.equal(scrapeOption.status, 400);
+    assert.match(((await scrapeOption.json()) as { error: string }).error, /scrapeOptions\.formats/);
+    const missing = await get('/v2/crawl/0190a6f0-0000-7000-8000-000000000000');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(await missing.json(), { success: false, error: 'Job not found' });
+    const malformed = await get('/v2/crawl/nope');
+    assert.equal(malformed.status, 400);
+    const noUrls = await post('/v2/batch/scrape', { urls: ['not a url', 'ftp://files.example/x'] });
+    assert.equal(noUrls.status, 400);
+  });
+});
