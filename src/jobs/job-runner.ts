@@ -127,7 +127,10 @@ export class JobRunner {
       for (;;) {
         if (this.closed) return;
         const job = await this.deps.jobs.leaseJob(this.deps.owner, seen, iso(Date.now() + limits.jobLeaseMs));
-        if (!job) return;
+        // Taking back its own leases, the store hands this process the job it just took again
+        // (its fresh lease also ends before `seen`): that ends this round. Other jobs of the last
+        // run are taken once their old leases end, within limits.jobLeaseMs.
+        if (!job || this.driving.has(job.id)) return;
         this.drive(job);
       }
     } catch (err) {
