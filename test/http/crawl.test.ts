@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../../src/store/api-keys.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { useApp } from '../helpers/app.ts';
 import { Site } from '../helpers/site.ts';
 
@@ -48,7 +52,11 @@ interface Status {
 
 describe('crawl, batch scrape and map', () => {
   // Info, for the line each job logs as it finishes.
-  const app = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_LOG_LEVEL: 'info' });
+  const app = useApp({
+    QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1',
+    QUIRE_LOG_LEVEL: 'info',
+    QUIRE_WEBHOOK_SECRET: 'harbour-secret',
+  });
   before(async () => {
     buildSite(() => site.url);
     await site.listen();
@@ -113,6 +121,12 @@ describe('crawl, batch scrape and map', () => {
     assert.equal(second.next, undefined);
     const all = [...first.data, ...second.data].map((d) => d.metadata.scrapeId);
     assert.equal(new Set(all).size, 4);
+    const late = await app().fetch(`/v2/crawl/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${app().key}` },
+    });
+    assert.equal(late.status, 409);
+    assert.deepEqual(await late.json(), { success: false, error: 'Crawl is already completed' });
     const bad = await get(`/v2/crawl/${id}?limit=0`);
     assert.equal(bad.status, 400);
     assert.match(((await bad.json()) as { error: string }).error, /Invalid pagination: limit/);
@@ -144,7 +158,7 @@ describe('crawl, batch scrape and map', () => {
     assert.deepEqual(only.sort(), ['/docs/boats', '/docs/boats/moorings']);
   });
 
-  it('cancels a crawl: status cancelled at once, and a second cancel of a finished job is refused', async () => {
+  it('cancels a crawl: status cancelled at once, out of the active list', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -204,6 +218,96 @@ describe('crawl, batch scrape and map', () => {
     assert.ok(paths.includes('/docs/boats'));
     assert.equal(paths.filter((p) => p === '/docs/boats').length, 1);
     assert.ok(!paths.includes('/elsewhere'));
+  });
+
+  it('sends signed webhook events in order: started, one per page, completed', async () => {
+    const receiver = new Site();
+    const events: { body: string; signature: string | undefined; token: string | undefined }[] = [];
+    let done!: () => void;
+    const completed = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    receiver.on('/hook', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        events.push({
+          body,
+          signature: req.headers['x-firecrawl-signature'] as string | undefined,
+          token: req.headers['x-token'] as string | undefined,
+        });
+        res.writeHead(200).end();
+        if ((JSON.parse(body) as { type: string }).type === 'crawl.completed') done();
+      });
+    });
+    await receiver.listen();
+    try {
+      const { id } = (await (
+        await post('/v2/crawl', {
+          url: `${site.url}/docs/`,
+          webhook: {
+            url: `${receiver.url}/hook`,
+            headers: { 'x-token': 't1' },
+            metadata: { run: 'nightly' },
+          },
+        })
+      ).json()) as { id: string };
+      await completed;
+      const bodies = events.map(
+        (e) => JSON.parse(e.body) as { type: string; id: string; data: unknown[]; metadata: unknown },
+      );
+      assert.deepEqual(
+        bodies.map((b) => b.type),
+        ['crawl.started', 'crawl.page', 'crawl.page', 'crawl.page', 'crawl.page', 'crawl.completed'],
+      );
+      for (const [i, event] of events.entries()) {
+        assert.equal(bodies[i]!.id, id);
+        assert.deepEqual(bodies[i]!.metadata, { run: 'nightly' });
+        assert.equal(event.token, 't1');
+        const expected = createHmac('sha256', 'harbour-secret').update(event.body).digest('hex');
+        assert.equal(event.signature, `sha256=${expected}`);
+      }
+      const pages = bodies
+        .filter((b) => b.type === 'crawl.page')
+        .map((b) => new URL((b.data[0] as { metadata: { sourceURL: string } }).metadata.sourceURL).pathname);
+      assert.deepEqual(pages.sort(), ['/docs/', '/docs/boats', '/docs/boats/moorings', '/docs/tides']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("clamps a crawl to the team's credits, charges one per page, and refuses a team with none", async () => {
+    const store = new SqliteStore(path.join(app().dataDir, 'quire.db'));
+    try {
+      const { key } = await createApiKey(store, 'payer');
+      await store.updateTeam('payer', { credits: 3 });
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const start = await app().fetch('/v2/crawl', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ url: `${site.url}/docs/` }),
+      });
+      const { id } = (await start.json()) as { id: string };
+      await finished(id);
+      const status = (await (await app().fetch(`/v2/crawl/${id}`, { headers: auth })).json()) as Status;
+      assert.equal(status.data.length, 3);
+      assert.equal(status.creditsUsed, 3);
+      assert.equal((await store.getTeam('payer'))?.credits, 0);
+      const broke = await app().fetch('/v2/crawl', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ url: `${site.url}/docs/` }),
+      });
+      assert.equal(broke.status, 402);
+      // Another team's job is not this team's to read.
+      const foreign = await app().fetch(`/v2/crawl/${id}`, {
+        headers: { authorization: `Bearer ${app().key}` },
+      });
+      assert.equal(foreign.status, 404);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses bad requests with the field named, and unknown jobs with 404', async () => {
