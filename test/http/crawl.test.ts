@@ -323,6 +323,12 @@ describe('crawl, batch scrape and map', () => {
     });
     assert.equal(scrapeOption.status, 400);
     assert.match(((await scrapeOption.json()) as { error: string }).error, /scrapeOptions\.formats/);
+    const zdr = await post('/v2/crawl', { url: `${site.url}/`, zeroDataRetention: true });
+    assert.equal(zdr.status, 400);
+    assert.match(
+      ((await zdr.json()) as { error: string }).error,
+      /Zero data retention is not supported for crawls/,
+    );
     const missing = await get('/v2/crawl/0190a6f0-0000-7000-8000-000000000000');
     assert.equal(missing.status, 404);
     assert.deepEqual(await missing.json(), { success: false, error: 'Job not found' });

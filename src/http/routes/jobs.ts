@@ -119,7 +119,7 @@ async function errors(deps: JobRouteDeps, request: FastifyRequest) {
 async function createJob(
   deps: JobRouteDeps,
   request: FastifyRequest,
-  job: { kind: JobKind; url: string | null; options: StoredOptions; webhook: unknown; zdr: boolean },
+  job: { kind: JobKind; url: string | null; options: StoredOptions; webhook: unknown },
 ): Promise<string> {
   const now = Date.now();
   const id = uuidv7(now);
@@ -132,7 +132,7 @@ async function createJob(
     options: JSON.stringify(job.options),
     webhook: job.webhook === undefined ? null : JSON.stringify(job.webhook),
     status: 'scraping',
-    zeroDataRetention: job.zdr,
+    zeroDataRetention: false,
     createdAt: iso(now),
     expiresAt: iso(now + limits.jobRetentionMs),
     robots: null,
@@ -140,9 +140,19 @@ async function createJob(
   return id;
 }
 
-/** The request's zero data retention under the team's policy (403 when the team forbids it). */
-async function zdrFor(deps: JobRouteDeps, team: string, asked: boolean): Promise<boolean> {
-  return underZdrPolicy({ zeroDataRetention: asked }, (await deps.teams.get(team)).zdr).zeroDataRetention;
+/**
+ * Refuse zero data retention, asked or forced by the team's policy (403 when the team forbids it).
+ * A job keeps its documents in the store until they are read and purged, which zero data
+ * retention rules out, so such a job is refused (400) rather than run against its terms.
+ */
+async function refuseZdr(deps: JobRouteDeps, team: string, asked: boolean): Promise<void> {
+  if (!underZdrPolicy({ zeroDataRetention: asked }, (await deps.teams.get(team)).zdr).zeroDataRetention)
+    return;
+  throw new ApiError(
+    400,
+    undefined,
+    'Zero data retention is not supported for crawls and batch scrapes in this Quire build: a job keeps its documents in the store until they are read and purged. Scrape each page with zeroDataRetention instead.',
+  );
 }
 
 /**
@@ -154,22 +164,19 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
   app.post('/v2/crawl', async (request) => {
     const crawl = validateCrawlBody(request.body);
     const team = request.principal!.team;
-    const zdr = await zdrFor(deps, team, crawl.zeroDataRetention);
+    await refuseZdr(deps, team, crawl.zeroDataRetention);
     const balance = await balanceFor(deps, team);
     const promptGeneratedOptions = await applyPrompt(deps, request, crawl);
     const crawler = crawl.options.crawler!;
     // Upstream clamps the limit to what the team can pay for.
     if (balance !== undefined) crawler.limit = Math.max(1, Math.min(crawler.limit, balance));
     const base = publicBase(deps.config, request).http;
-    const scrapeOptions = zdr
-      ? { ...crawl.options.scrapeOptions, zeroDataRetention: true }
-      : crawl.options.scrapeOptions;
+    const scrapeOptions = crawl.options.scrapeOptions;
     const id = await createJob(deps, request, {
       kind: 'crawl',
       url: crawl.url,
       options: { crawler, scrapeOptions, maxConcurrency: crawler.maxConcurrency, base },
       webhook: crawl.webhook,
-      zdr,
     });
     deps.runner.kick(id);
     return {
@@ -191,7 +198,7 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
   app.post('/v2/batch/scrape', async (request) => {
     const batch = validateBatchBody(request.body);
     const team = request.principal!.team;
-    const zdr = await zdrFor(deps, team, batch.zeroDataRetention);
+    await refuseZdr(deps, team, batch.zeroDataRetention);
     await balanceFor(deps, team);
     const base = publicBase(deps.config, request).http;
     let id: string;
@@ -202,15 +209,12 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
       if (job.status !== 'scraping')
         await deps.store.jobs.updateJob(id, { status: 'scraping', completedAt: null });
     } else {
-      const scrapeOptions = zdr
-        ? { ...batch.options.scrapeOptions, zeroDataRetention: true }
-        : batch.options.scrapeOptions;
+      const scrapeOptions = batch.options.scrapeOptions;
       id = await createJob(deps, request, {
         kind: 'batch',
         url: null,
         options: { crawler: null, scrapeOptions, maxConcurrency: batch.maxConcurrency, base },
         webhook: batch.webhook,
-        zdr,
       });
     }
     // Duplicates are scraped as often as listed, as upstream does: each entry is its own page.
