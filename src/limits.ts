@@ -822,4 +822,21 @@ export const limits = {
   webhookLeaseMs: 60_000,
   /** How often a process looks for due webhook deliveries it was not woken for (retries, other processes' leftovers). */
   webhookPollMs: 5_000,
+  /**
+   * How often a job's watcher (its WebSocket) looks in the store for newly finished documents:
+   * upstream's 1 s. Each look is two small reads (the job, its document count).
+   */
+  jobWatchPollMs: 1_000,
+  /**
+   * Watcher sockets one team holds open at once on one process. A dashboard watches a few jobs;
+   * each watcher costs a socket and two store reads a second (200 a second at this bound).
+   */
+  jobWatchersPerTeam: 100,
+  /** Bytes of one message a watcher's client may send: it has nothing to say, and it is ignored. */
+  jobWatchClientMessageBytes: 1024,
+  /**
+   * How long shutdown waits for a watcher's client to answer the close (1001) before cutting it
+   * off: ws's own wait is 30 s, and an open socket holds the HTTP server's close.
+   */
+  jobWatchCloseMs: 1_000,
 } as const;

@@ -22,6 +22,7 @@ import { jsonDepth } from './json-depth.ts';
 import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
+import { JobWatcher } from '../jobs/job-watcher.ts';
 import { WebhookSender } from '../jobs/webhooks.ts';
 import { AdBlocker } from '../scrape/ad-filter.ts';
 import { ScrapeRenderer } from '../scrape/render/renderer.ts';
@@ -157,7 +158,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   );
 
   deps.sessions.useLogger(app.log);
-  app.server.on('upgrade', (req, socket, head) => deps.sessions.handleUpgrade(req, socket, head));
+  // Crawl and batch scrape watchers (jobs-and-formats §4); every other upgrade is a session's.
+  const watcher = new JobWatcher({
+    jobs: deps.store.jobs,
+    auth: deps.auth,
+    rateLimiter: deps.rateLimiter,
+    teams: deps.teams,
+    log: app.log,
+  });
+  // Before the HTTP server's close, which open sockets would hold (onClose runs after it).
+  app.addHook('preClose', () => watcher.close());
+  app.server.on('upgrade', (req, socket, head) =>
+    watcher.handles(req)
+      ? watcher.upgrade(req, socket, head)
+      : deps.sessions.handleUpgrade(req, socket, head),
+  );
 
   const scrapePolicy = new NetPolicy(
     deps.config.QUIRE_SCRAPE_ALLOWED_HOSTS.split(',')
