@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/store/api-keys.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { useApp } from '../helpers/app.ts';
+import { para, run, wordPackage } from '../helpers/docx.ts';
+import { pagesOf } from '../helpers/pdf.ts';
 import { Site } from '../helpers/site.ts';
 
 /**
@@ -336,5 +338,72 @@ describe('crawl, batch scrape and map', () => {
     assert.equal(malformed.status, 400);
     const noUrls = await post('/v2/batch/scrape', { urls: ['not a url', 'ftp://files.example/x'] });
     assert.equal(noUrls.status, 400);
+  });
+});
+
+describe('a crawl of documents, redirects, failures and URL variants', () => {
+  const app = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_LOG_LEVEL: 'info' });
+  const lib = new Site();
+  const font = '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>';
+  const line = (text: string) => `BT /F1 14 Tf 72 700 Td (${text}) Tj ET`;
+  before(async () => {
+    await lib.listen();
+    lib.page(
+      '/lib/',
+      `${text('Library')}<a href="/lib/guide.pdf">Guide</a> <a href="/lib/notes.docx">Notes</a> <a href="/lib/old">Old</a>
+       <a href="/lib/gone">Gone</a> <a href="/lib/broken">Broken</a> <a href="/lib/list?page=1">List</a>
+       <a href="/lib/list?page=1&amp;utm_source=feed">List again</a> <a href="http://other.example/lib/">Elsewhere</a>`,
+    );
+    lib.serve(
+      '/lib/guide.pdf',
+      'application/pdf',
+      Buffer.from(pagesOf([line('Lock keeping, part one'), line('Lock keeping, part two')], font)),
+    );
+    lib.serve(
+      '/lib/notes.docx',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      wordPackage({ body: para(run('Notes on mooring in strong currents')) }),
+    );
+    lib.redirect('/lib/old', '/lib/older', 301).redirect('/lib/older', '/lib/new', 302);
+    lib.page('/lib/new', text('New'));
+    lib.on('/lib/broken', (_req, res) =>
+      res.writeHead(500, { 'content-type': 'text/html' }).end('<p>down</p>'),
+    );
+    lib.page('/lib/list', text('List'));
+  });
+  after(() => lib.close());
+
+  it('parses documents as uploads, follows redirect chains, keeps failures as pages, fetches variants once', async () => {
+    const headers = { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' };
+    const start = await app().fetch('/v2/crawl', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${lib.url}/lib/`, sitemap: 'skip' }),
+    });
+    const { id } = (await start.json()) as { id: string };
+    await app().waitForOutput(new RegExp(`"job":"${id}","status":"completed","msg":"job finished"`));
+    const status = (await (await app().fetch(`/v2/crawl/${id}`, { headers })).json()) as Status;
+    const byPath = new Map(status.data.map((d) => [new URL(d.metadata.sourceURL).pathname, d]));
+    assert.deepEqual([...byPath.keys()].sort(), [
+      '/lib/',
+      '/lib/broken',
+      '/lib/gone',
+      '/lib/guide.pdf',
+      '/lib/list',
+      '/lib/notes.docx',
+      '/lib/old',
+    ]);
+    assert.match(byPath.get('/lib/guide.pdf')?.markdown ?? '', /Lock keeping, part one[\s\S]*part two/);
+    assert.match(byPath.get('/lib/notes.docx')?.markdown ?? '', /Notes on mooring in strong currents/);
+    // A redirect chain is one page, at its end.
+    const moved = byPath.get('/lib/old')!;
+    assert.equal((moved.metadata as { url?: string }).url, `${lib.url}/lib/new`);
+    assert.match(moved.markdown ?? '', /# New/);
+    assert.equal(byPath.get('/lib/gone')?.metadata.statusCode, 404);
+    assert.equal(byPath.get('/lib/broken')?.metadata.statusCode, 500);
+    assert.equal(lib.hits.get('/lib/list'), 1);
+    // Each page costs what a scrape of it costs: the PDF its pages too.
+    const pdfCost = (byPath.get('/lib/guide.pdf')!.metadata as { creditsUsed?: number }).creditsUsed!;
+    assert.equal(status.creditsUsed, status.data.length - 1 + pdfCost);
   });
 });
