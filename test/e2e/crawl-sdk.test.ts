@@ -50,7 +50,10 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     assert.equal(job.status, 'completed');
     const paths = job.data.map((d) => new URL(d.metadata?.sourceURL ?? '').pathname).sort();
     assert.deepEqual(paths, ['/guide/', '/guide/bridges', '/guide/locks', '/guide/locks/upper']);
-    assert.match(job.data.find((d) => d.metadata?.sourceURL?.endsWith('/upper'))?.markdown ?? '', /# Upper lock/);
+    assert.match(
+      job.data.find((d) => d.metadata?.sourceURL?.endsWith('/upper'))?.markdown ?? '',
+      /# Upper lock/,
+    );
     assert.equal(job.completed, 4);
     assert.equal(job.creditsUsed, 4);
     const id = job.id;
@@ -110,13 +113,17 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     const cancel = await py.delete(`/v2/crawl/${id}`);
     // Cancelled, or already finished (two pages can be done by now): never another answer.
     assert.ok(
-      (cancel.status === 200 && (cancel.body as { status: string }).status === 'cancelled') || cancel.status === 409,
+      (cancel.status === 200 && (cancel.body as { status: string }).status === 'cancelled') ||
+        cancel.status === 409,
       JSON.stringify(cancel.body),
     );
     const map = await py.post('/v2/map', { url: `${site.url}/guide/`, limit: 2 });
     assert.equal(map.status, 200);
     assert.equal((map.body as { links: unknown[] }).links.length, 2);
-    const batch = await py.post('/v2/batch/scrape', { urls: [`${site.url}/guide/bridges`], formats: ['markdown'] });
+    const batch = await py.post('/v2/batch/scrape', {
+      urls: [`${site.url}/guide/bridges`],
+      formats: ['markdown'],
+    });
     assert.equal(batch.status, 200, JSON.stringify(batch.body));
     const batchStatus = await py.get(`/v2/batch/scrape/${(batch.body as { id: string }).id}`);
     assert.equal(batchStatus.status, 200);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RobotsRules, robotsAgent } from '../../src/crawl/robots.ts';
-import { userAgent } from '../../src/scrape/request-headers.ts';
 import { limits } from '../../src/limits.ts';
+import { userAgent } from '../../src/scrape/request-headers.ts';
 
 /**
  * robots.txt as a crawl obeys it (jobs spec §2.5): Quire's token and Firecrawl's both bind, the
