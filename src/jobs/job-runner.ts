@@ -390,6 +390,12 @@ class JobDrive {
       }
       if (this.frontier && outcome.page) await this.queueLinks(page, outcome.page);
     } catch (error) {
+      // A full queue (the pool's, or the team's own depth) is a turn to wait, not the page's failure.
+      if (error instanceof ApiError && error.status === 429 && !this.signal.aborted) {
+        await jobs.requeueActive(this.job.id, page.id);
+        await this.sleep(limits.jobPollMs, this.signal);
+        return;
+      }
       const stopped = this.signal.aborted;
       const code = error instanceof ApiError ? (error.code ?? null) : null;
       const message = error instanceof ApiError ? error.message : 'Quire failed on this page.';

@@ -136,8 +136,8 @@ export interface JobStore {
   enqueuePages(jobId: string, pages: readonly NewPage[], cap: number): Promise<PageRecord[]>;
   /** Move up to `n` queued pages to active, in seq order, counting an attempt on each. */
   claimPages(jobId: string, n: number): Promise<PageRecord[]>;
-  /** Put the job's active pages back in the queue (their driver died); how many. */
-  requeueActive(jobId: string): Promise<number>;
+  /** Put the job's active pages back in the queue (their driver died), or only `pageId` (its turn comes again); how many. */
+  requeueActive(jobId: string, pageId?: string): Promise<number>;
   /** active → done with its document (the data object's JSON, as the job keeps it) and what it cost. */
   completePage(pageId: string, document: Buffer, credits: number, at: string): Promise<void>;
   /** active → failed; `hidden` errors are not listed by readErrors. */

@@ -208,10 +208,10 @@ export class PostgresJobStore implements JobStore {
     return rows.map(pageFromRow).sort(bySeq);
   }
 
-  async requeueActive(jobId: string): Promise<number> {
+  async requeueActive(jobId: string, pageId?: string): Promise<number> {
     const { rowCount } = await this.pool.query(
-      "UPDATE job_pages SET state = 'queued' WHERE job_id = $1 AND state = 'active'",
-      [jobId],
+      "UPDATE job_pages SET state = 'queued' WHERE job_id = $1 AND state = 'active' AND ($2::text IS NULL OR id::text = $2)",
+      [jobId, pageId ?? null],
     );
     return rowCount ?? 0;
   }

@@ -183,10 +183,12 @@ export class SqliteJobStore implements JobStore {
     return rows.map(pageFromRow).sort(bySeq);
   }
 
-  async requeueActive(jobId: string): Promise<number> {
+  async requeueActive(jobId: string, pageId?: string): Promise<number> {
     const result = this.db
-      .prepare("UPDATE job_pages SET state = 'queued' WHERE job_id = ? AND state = 'active'")
-      .run(jobId);
+      .prepare(
+        "UPDATE job_pages SET state = 'queued' WHERE job_id = ? AND state = 'active' AND (? IS NULL OR id = ?)",
+      )
+      .run(jobId, pageId ?? null, pageId ?? null);
     return Number(result.changes);
   }
 
