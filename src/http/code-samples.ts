@@ -68,6 +68,127 @@ console.log(options);`,
 options = firecrawl.crawl_params_preview("https://example.com", "only the blog, at most 50 pages")
 print(options)`,
   },
+  crawlUrls: {
+    curl: `curl ${auth} -H 'Content-Type: application/json' \\
+  -d '{"url":"https://example.com","limit":50,"scrapeOptions":{"formats":["markdown"]}}' \\
+  ${base}/v2/crawl`,
+    js: `${jsClient()}
+// crawl() starts the job and polls until it ends; startCrawl() answers the id at once.
+const job = await firecrawl.crawl('https://example.com', {
+  limit: 50,
+  scrapeOptions: { formats: ['markdown'] },
+});
+console.log(job.status, job.data.length);`,
+    python: `${pyClient}
+# crawl() starts the job and polls until it ends; start_crawl() answers the id at once.
+job = firecrawl.crawl("https://example.com", limit=50)
+print(job.status, len(job.data))`,
+  },
+  getActiveCrawls: {
+    curl: `curl ${auth} ${base}/v2/crawl/active`,
+    js: `${jsClient()}
+const { crawls } = await firecrawl.getActiveCrawls();
+for (const c of crawls) console.log(c.id, c.url);`,
+    python: `${pyClient}
+result = firecrawl.get_active_crawls()
+for c in result.crawls:
+    print(c.id, c.url)`,
+  },
+  getCrawlStatus: {
+    curl: `curl ${auth} "${base}/v2/crawl/$CRAWL_ID?limit=50"`,
+    js: `${jsClient()}
+const page = await firecrawl.getCrawlStatus(crawlId, { autoPaginate: false });
+console.log(page.status, page.completed, page.total, page.next);
+
+// Or watch it over a WebSocket on the same path:
+const watcher = firecrawl.watcher(crawlId, { kind: 'crawl' });
+watcher.on('document', (doc) => console.log(doc.metadata?.sourceURL));
+watcher.on('done', (job) => console.log(job.status));
+await watcher.start();`,
+    python: `${pyClient}
+job = firecrawl.get_crawl_status(crawl_id)
+print(job.status, job.completed, job.total, len(job.data))`,
+  },
+  cancelCrawl: {
+    curl: `curl -X DELETE ${auth} ${base}/v2/crawl/$CRAWL_ID`,
+    js: `${jsClient()}
+console.log(await firecrawl.cancelCrawl(crawlId)); // true`,
+    python: `${pyClient}
+print(firecrawl.cancel_crawl(crawl_id))  # True`,
+  },
+  getCrawlErrors: {
+    curl: `curl ${auth} ${base}/v2/crawl/$CRAWL_ID/errors`,
+    js: `${jsClient()}
+const { errors, robotsBlocked } = await firecrawl.getCrawlErrors(crawlId);
+for (const e of errors) console.log(e.url, e.code, e.error);
+console.log(robotsBlocked);`,
+    python: `${pyClient}
+result = firecrawl.get_crawl_errors(crawl_id)
+for e in result.errors:
+    print(e.url, e.code, e.error)
+print(result.robots_blocked)`,
+  },
+  scrapeAndExtractFromUrls: {
+    curl: `curl ${auth} -H 'Content-Type: application/json' \\
+  -d '{"urls":["https://example.com/a","https://example.com/report.pdf"],"formats":["markdown"]}' \\
+  ${base}/v2/batch/scrape`,
+    js: `${jsClient()}
+// batchScrape() starts the job and polls until it ends; startBatchScrape() answers the id at once.
+const job = await firecrawl.batchScrape(['https://example.com/a', 'https://example.com/report.pdf'], {
+  options: { formats: ['markdown'] },
+});
+for (const doc of job.data) console.log(doc.metadata?.sourceURL, doc.markdown?.length);`,
+    python: `${pyClient}
+# batch_scrape() starts the job and polls until it ends; start_batch_scrape() answers the id at once.
+job = firecrawl.batch_scrape(
+    ["https://example.com/a", "https://example.com/report.pdf"], formats=["markdown"]
+)
+print(job.status, len(job.data))`,
+  },
+  getBatchScrapeStatus: {
+    curl: `curl ${auth} "${base}/v2/batch/scrape/$BATCH_ID?limit=50"`,
+    js: `${jsClient()}
+const page = await firecrawl.getBatchScrapeStatus(batchId, { autoPaginate: false });
+console.log(page.status, page.completed, page.total, page.next);
+
+// Or watch it over a WebSocket on the same path:
+const watcher = firecrawl.watcher(batchId, { kind: 'batch' });
+watcher.on('document', (doc) => console.log(doc.metadata?.sourceURL));
+watcher.on('done', (job) => console.log(job.status));
+await watcher.start();`,
+    python: `${pyClient}
+job = firecrawl.get_batch_scrape_status(batch_id)
+print(job.status, job.completed, job.total, len(job.data))`,
+  },
+  cancelBatchScrape: {
+    curl: `curl -X DELETE ${auth} ${base}/v2/batch/scrape/$BATCH_ID`,
+    js: `${jsClient()}
+console.log(await firecrawl.cancelBatchScrape(batchId)); // true`,
+    python: `${pyClient}
+print(firecrawl.cancel_batch_scrape(batch_id))  # True`,
+  },
+  getBatchScrapeErrors: {
+    curl: `curl ${auth} ${base}/v2/batch/scrape/$BATCH_ID/errors`,
+    js: `${jsClient()}
+const { errors } = await firecrawl.getBatchScrapeErrors(batchId);
+for (const e of errors) console.log(e.url, e.code, e.error);`,
+    python: `${pyClient}
+result = firecrawl.get_batch_scrape_errors(batch_id)
+for e in result.errors:
+    print(e.url, e.code, e.error)`,
+  },
+  mapUrls: {
+    curl: `curl ${auth} -H 'Content-Type: application/json' \\
+  -d '{"url":"https://example.com","search":"docs","limit":100}' \\
+  ${base}/v2/map`,
+    js: `${jsClient()}
+const { links } = await firecrawl.map('https://example.com', { search: 'docs', limit: 100 });
+for (const link of links) console.log(link.url, link.title);`,
+    python: `${pyClient}
+result = firecrawl.map("https://example.com", search="docs", limit=100)
+for link in result.links:
+    print(link.url)`,
+  },
   createInteractSession: {
     curl: `curl ${auth} -H 'Content-Type: application/json' \\
   -d '{"ttl":600,"activityTtl":300}' \\

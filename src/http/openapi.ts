@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { crawlOptionsSchema, previewRequestSchema } from '../crawl/crawl-options.ts';
 import { formats } from '../detect/formats.ts';
+import { batchSchema, crawlBodySchema, mapBodySchema } from '../jobs/job-requests.ts';
+import { webhookEvents, webhookSchema } from '../jobs/webhook-spec.ts';
+import { limits } from '../limits.ts';
 import { formatTypes, parseOptionsSchema, parserTypes } from '../options/parse-options.ts';
 import { scrapeBodySchema } from '../options/scrape-options.ts';
 import { addCodeSamples } from './code-samples.ts';
@@ -242,6 +245,408 @@ function interactPaths(json: (schema: JsonSchema) => Record<string, unknown>): R
   };
 }
 
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const hours = (ms: number) => ms / 3_600_000;
+const mebibytes = (bytes: number) => bytes / 2 ** 20;
+
+/**
+ * A scrape request's options without its url, from the schema that validates scrape: what each
+ * page of a crawl or batch scrape is fetched and converted with. Left open here and closed with
+ * `unevaluatedProperties` where it is used, since a batch scrape's body holds its own keys too.
+ */
+function scrapeOptionsSchema(): JsonSchema {
+  const { additionalProperties: _, ...schema } = optionsJsonSchema(
+    scrapeBodySchema.omit({ url: true }),
+    refusedScrapeOptions,
+  );
+  return {
+    ...schema,
+    description:
+      'The options of a scrape request, without its url: each page is fetched and converted as POST /v2/scrape would with them. They are checked when the job starts, so a bad one is a 400 and not a failure on every page.',
+  };
+}
+
+/**
+ * A job request's schema, from the zod schema that validates it, with its `webhook` as the
+ * Webhook component (whose URL shorthand preprocessing accepts out of JSON Schema's sight).
+ */
+function jobRequestSchema(schema: z.ZodType): JsonSchema {
+  const json = inputSchema(schema);
+  json.properties!.webhook = ref('Webhook');
+  return json;
+}
+
+function crawlRequestSchema(): JsonSchema {
+  const schema = jobRequestSchema(crawlBodySchema);
+  const props = schema.properties!;
+  props.scrapeOptions = {
+    description: props.scrapeOptions!.description,
+    allOf: [ref('ScrapeOptions')],
+    unevaluatedProperties: false,
+  };
+  return schema;
+}
+
+/** The components the job routes' operations refer to. */
+function jobSchemas(): Record<string, JsonSchema> {
+  const events = webhookEvents.join(', ');
+  const webhook = inputSchema(webhookSchema);
+  return {
+    ScrapeOptions: scrapeOptionsSchema(),
+    CrawlRequest: crawlRequestSchema(),
+    BatchScrapeRequest: {
+      description:
+        "The batch's own keys, and beside them the scrape options every URL is scraped with (flattened, as the SDKs send them).",
+      allOf: [jobRequestSchema(batchSchema), ref('ScrapeOptions')],
+      unevaluatedProperties: false,
+    },
+    MapRequest: inputSchema(mapBodySchema),
+    Webhook: {
+      description: `Where the job's events (${events}) are posted, each as \`{success, type, id, data, metadata, webhookId}\` with \`type\` such as \`crawl.page\` or \`batch_scrape.page\` (one per document, \`data: [document]\`); delivered in order per job and retried for 24 hours; with QUIRE_WEBHOOK_SECRET each carries \`X-Firecrawl-Signature: sha256=<HMAC-SHA256 of the body>\`.`,
+      anyOf: [
+        { ...webhook.properties!.url, description: 'The URL alone, short for `{"url": …}`' },
+        {
+          ...webhook,
+          description: `The URL, headers sent with each delivery, metadata echoed in each payload, and the events wanted (every one when none are named; \`crawl.page\` or \`batch_scrape.page\` count as \`page\`).`,
+        },
+      ],
+    },
+    JobStatus: {
+      type: 'object',
+      required: ['success', 'status', 'completed', 'total', 'creditsUsed', 'expiresAt', 'data'],
+      properties: {
+        success: boolean,
+        status: { type: 'string', enum: ['scraping', 'completed', 'cancelled', 'failed'] },
+        completed: { type: 'integer', description: 'Documents finished' },
+        total: {
+          type: 'integer',
+          description: 'Documents finished plus pages queued or in flight (failed pages are not counted)',
+        },
+        creditsUsed: integer,
+        expiresAt: {
+          type: 'string',
+          format: 'date-time',
+          description: `When the job and its documents are purged; each read moves it ${hours(limits.jobRetentionMs)} hours ahead`,
+        },
+        next: {
+          type: 'string',
+          format: 'uri',
+          description:
+            'The next page (this path with `?skip`, and `?limit` when given): present only while finished documents remain beyond this page, never merely because the job still runs',
+        },
+        warning: {
+          type: 'string',
+          description:
+            'Once the job has ended, when robots.txt kept pages from being fetched (listed under `robotsBlocked` by the errors route)',
+        },
+        data: {
+          type: 'array',
+          items: ref('Document'),
+          description: `Documents in the order they finished, from \`?skip\`: at most \`?limit\` of them (default ${limits.jobStatusPage}) and ${mebibytes(limits.jobStatusBytes)} MiB`,
+        },
+      },
+    },
+    JobErrors: {
+      type: 'object',
+      description: 'Without `success`, as upstream answers',
+      required: ['errors', 'robotsBlocked'],
+      properties: {
+        errors: {
+          type: 'array',
+          description: 'Pages that failed',
+          items: {
+            type: 'object',
+            required: ['id', 'timestamp', 'url', 'code', 'error'],
+            properties: {
+              id: { type: 'string', description: "The page's id" },
+              timestamp: { type: 'string', format: 'date-time' },
+              url: string,
+              code: { type: ['string', 'null'], examples: ['SCRAPE_SITE_ERROR', 'INSUFFICIENT_CREDITS'] },
+              error: string,
+            },
+          },
+        },
+        robotsBlocked: {
+          type: 'array',
+          items: string,
+          description: 'URLs robots.txt kept the crawl from fetching',
+        },
+      },
+    },
+  };
+}
+
+/** The WebSocket watcher (src/jobs/job-watcher.ts), served at each job's status path. */
+const watcherDescription = `
+**Watching over WebSocket.** The same path opened as a WebSocket (\`ws://…\`, the SDKs' \`watcher()\`) streams the job: the key as \`Authorization: Bearer\`, or else as the offered subprotocol (echoed, as the JS SDK requires). Messages: one \`{"type":"catchup","data":{success, status, total, completed, creditsUsed, expiresAt, data:[…]}}\` with the finished documents (up to ${mebibytes(limits.jobStatusBytes)} MiB; the rest follow at once), then \`{"type":"document","data":{…}}\` per document as it finishes (looked for every ${limits.jobWatchPollMs / 1000} s), and once the job has ended a \`{"type":"status",…}\` message with its final counts, then close 1000 \`{"type":"done"}\`. Refusals come after the upgrade, as close frames with a JSON reason: 3000 for a missing or unknown key; 1008 for an invalid id, a job not found, the rate limit, or more than ${limits.jobWatchersPerTeam} open watchers per team and API process; 1001 when Quire shuts down.`;
+
+/** Crawl (and batch scrape) status, cancel and errors: one route each serves both kinds, by id. */
+function jobOperations(
+  json: (schema: JsonSchema) => Record<string, unknown>,
+  kind: { path: string; name: string; ids: { status: string; cancel: string; errors: string } },
+): Record<string, unknown> {
+  const id = {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: `The id POST ${kind.path} answered (either kind's id works on either path, as upstream)`,
+    schema: { type: 'string', format: 'uuid' },
+  };
+  const jobErrors = {
+    '400': {
+      description: 'Invalid job ID format. Job ID must be a valid UUID.',
+      content: json(errorBody()),
+    },
+    '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
+    '404': { description: "Job not found (none, or another team's)", content: json(errorBody()) },
+  };
+  return {
+    [`${kind.path}/{id}`]: {
+      get: {
+        operationId: kind.ids.status,
+        summary: `The ${kind.name}'s status and a page of its documents`,
+        description: `The counts, and the documents finished so far a page at a time: \`?skip\` and \`?limit\`, followed by \`next\` while finished documents remain beyond the page. Each read moves \`expiresAt\` ${hours(limits.jobRetentionMs)} hours ahead; a job nobody reads for that long is purged.\n${watcherDescription}`,
+        parameters: [
+          id,
+          {
+            name: 'skip',
+            in: 'query',
+            description: 'Documents to pass over, in the order they finished',
+            schema: { type: 'integer', minimum: 0, default: 0 },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            description: 'Documents in this page',
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: limits.jobStatusMaxPage,
+              default: limits.jobStatusPage,
+            },
+          },
+        ],
+        responses: {
+          '200': { description: 'The status and a page of documents', content: json(ref('JobStatus')) },
+          ...jobErrors,
+          '400': {
+            description:
+              'Invalid job ID format ("Job ID must be a valid UUID."), or "Invalid pagination: …" for a `skip` or `limit` out of range',
+            content: json(errorBody()),
+          },
+        },
+      },
+      delete: {
+        operationId: kind.ids.cancel,
+        summary: `Cancel the ${kind.name}`,
+        description:
+          'Pages in flight are stopped and not returned; finished documents stay readable until the job expires.',
+        parameters: [id],
+        responses: {
+          '200': {
+            description: 'Cancelled',
+            content: json(object({ success: boolean, status: { type: 'string', const: 'cancelled' } })),
+          },
+          ...jobErrors,
+          '409': { description: 'Crawl is already completed', content: json(errorBody()) },
+        },
+      },
+    },
+    [`${kind.path}/{id}/errors`]: {
+      get: {
+        operationId: kind.ids.errors,
+        summary: `The ${kind.name}'s failed pages and the URLs robots.txt blocked`,
+        parameters: [id],
+        responses: {
+          '200': { description: 'Errors and robots.txt blocks', content: json(ref('JobErrors')) },
+          ...jobErrors,
+        },
+      },
+    },
+  };
+}
+
+/** Crawl, batch scrape and map (src/http/routes/jobs.ts and map.ts). */
+function jobPaths(
+  json: (schema: JsonSchema) => Record<string, unknown>,
+  shared: Record<'401' | '402' | '429', unknown>,
+): Record<string, unknown> {
+  const jobStarted = (extra: Record<string, JsonSchema>): JsonSchema => ({
+    type: 'object',
+    required: ['success', 'id', 'url'],
+    properties: {
+      success: boolean,
+      id: { type: 'string', format: 'uuid' },
+      url: { type: 'string', format: 'uri', description: 'The status URL (also the WebSocket watcher)' },
+      ...extra,
+    },
+  });
+  const zdr =
+    '`zeroDataRetention`, asked or forced by the team, is refused: a job keeps its documents in the store until they are read and purged.';
+  return {
+    '/v2/crawl': {
+      post: {
+        operationId: 'crawlUrls',
+        summary: 'Crawl a site from a URL, as a job',
+        description: `Answers at once with the job's id; the pages are fetched in the background, each as POST /v2/scrape would fetch it, from the start URL, the sitemaps and every page's links in scope, robots.txt obeyed. One page costs what a scrape of it costs; \`limit\` is cut to the team's credit balance. ${zdr}`,
+        requestBody: { required: true, content: json(ref('CrawlRequest')) },
+        responses: {
+          '200': {
+            description: 'Started',
+            content: json(
+              jobStarted({
+                promptGeneratedOptions: {
+                  description: 'With a prompt: the options it implied that the request left unset',
+                  allOf: [ref('CrawlOptions')],
+                },
+                finalCrawlerOptions: {
+                  type: 'object',
+                  description:
+                    'With a prompt: every crawler option the crawl runs with, defaults filled in, and its scrapeOptions',
+                },
+              }),
+            ),
+          },
+          '400': {
+            description:
+              'Invalid request (naming `body.<field>` or `body.scrapeOptions.<field>`), a pattern that does not compile, a prompt that neither the model nor the rules could read, or zeroDataRetention',
+            content: json(errorBody('BAD_REQUEST')),
+          },
+          '401': shared['401'],
+          '402': shared['402'],
+          '403': {
+            description:
+              "Zero data retention where the team's policy forbids it, or, with a prompt, a start URL that leads to a private or loopback address",
+            content: json(errorBody()),
+          },
+          '429': shared['429'],
+        },
+      },
+    },
+    '/v2/crawl/active': {
+      get: {
+        operationId: 'getActiveCrawls',
+        summary: "The team's crawls still running",
+        description: 'Also served at `/v2/crawl/ongoing`.',
+        responses: {
+          '200': {
+            description: 'Running crawls, in the casing upstream answers',
+            content: json(
+              object({
+                success: boolean,
+                crawls: {
+                  type: 'array',
+                  items: object({
+                    id: { type: 'string', format: 'uuid' },
+                    teamId: string,
+                    url: string,
+                    created_at: { type: 'string', format: 'date-time' },
+                    options: {
+                      type: 'object',
+                      description: 'The crawler options, defaults filled in, and scrapeOptions',
+                    },
+                  }),
+                },
+              }),
+            ),
+          },
+          '401': shared['401'],
+        },
+      },
+    },
+    ...jobOperations(json, {
+      path: '/v2/crawl',
+      name: 'crawl',
+      ids: { status: 'getCrawlStatus', cancel: 'cancelCrawl', errors: 'getCrawlErrors' },
+    }),
+    '/v2/batch/scrape': {
+      post: {
+        operationId: 'scrapeAndExtractFromUrls',
+        summary: 'Scrape a list of URLs, as a job',
+        description: `Answers at once with the job's id; each URL is scraped in the background as POST /v2/scrape would scrape it (the scrape cache too, \`maxAge\`), as often as it is listed. Invalid URLs are skipped and listed in \`invalidURLs\`, unless \`ignoreInvalidURLs\` is false. ${zdr}`,
+        requestBody: { required: true, content: json(ref('BatchScrapeRequest')) },
+        responses: {
+          '200': {
+            description: 'Started (or, with appendToId, the URLs added)',
+            content: json(
+              jobStarted({
+                invalidURLs: {
+                  type: 'array',
+                  items: string,
+                  description:
+                    'The entries of `urls` that were skipped (absent when ignoreInvalidURLs is false)',
+                },
+              }),
+            ),
+          },
+          '400': {
+            description:
+              'Invalid request (naming `body.<field>`), no valid URL at all, an invalid URL with ignoreInvalidURLs false, or zeroDataRetention',
+            content: json(errorBody('BAD_REQUEST')),
+          },
+          '401': shared['401'],
+          '402': shared['402'],
+          '403': {
+            description: "Zero data retention where the team's policy forbids it",
+            content: json(errorBody()),
+          },
+          '404': {
+            description: 'Job not found: appendToId names no batch scrape of yours',
+            content: json(errorBody()),
+          },
+          '429': shared['429'],
+        },
+      },
+    },
+    ...jobOperations(json, {
+      path: '/v2/batch/scrape',
+      name: 'batch scrape',
+      ids: { status: 'getBatchScrapeStatus', cancel: 'cancelBatchScrape', errors: 'getBatchScrapeErrors' },
+    }),
+    '/v2/map': {
+      post: {
+        operationId: 'mapUrls',
+        summary: "A site's URLs, from its sitemaps and its start page's links (one credit)",
+        description:
+          "Deduplicated, kept to the start's registrable domain and under its path, ranked by `search` when given, cut to `limit`. There is no search engine or web index behind it: only what the site itself lists and links.",
+        requestBody: { required: true, content: json(ref('MapRequest')) },
+        responses: {
+          '200': {
+            description: 'The links',
+            content: json({
+              type: 'object',
+              required: ['success', 'links'],
+              properties: {
+                success: boolean,
+                links: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['url'],
+                    properties: { url: string, title: string, description: string },
+                  },
+                },
+              },
+            }),
+          },
+          '400': { description: 'Invalid request', content: json(errorBody('BAD_REQUEST')) },
+          '401': shared['401'],
+          '402': shared['402'],
+          '403': {
+            description: 'The URL leads to a private or loopback address',
+            content: json(errorBody()),
+          },
+          '408': {
+            description: 'The map did not finish within its timeout',
+            content: json(errorBody('MAP_TIMEOUT')),
+          },
+          '429': shared['429'],
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
   /** What parse answers, and scrape too, since a fetched page is converted as an upload is. */
@@ -253,7 +658,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         required: ['success', 'data'],
         properties: {
           success: { type: 'boolean' },
-          data: { type: 'object', properties: pagedOutputs },
+          data: ref('Document'),
         },
       }),
     },
@@ -277,13 +682,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       title: 'Quire',
       version: '2',
       description:
-        'Firecrawl-compatible document parsing, scraping over HTTP(S) and interact sessions. Every /v2 route needs `Authorization: Bearer <key>`, except the session URLs handed out by create, which carry their own token. Every /v2/interact path is also served under /v2/browser.',
+        'Firecrawl-compatible document parsing, scraping over HTTP(S), crawls, batch scrapes and maps as jobs, and interact sessions. Every /v2 route needs `Authorization: Bearer <key>`, except the session URLs handed out by create, which carry their own token. Every /v2/interact path is also served under /v2/browser.',
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
       schemas: {
         ParseOptions: optionsJsonSchema(parseOptionsSchema, refusedOptions),
         ScrapeRequest: optionsJsonSchema(scrapeBodySchema, refusedScrapeOptions),
+        Document: {
+          type: 'object',
+          description:
+            "A converted page or document: the formats asked for and its `metadata`, with `pages` and `blocks` for PDFs when the pdf parser's options ask for them.",
+          properties: pagedOutputs,
+        },
+        ...jobSchemas(),
         CrawlParamsPreviewRequest: inputSchema(previewRequestSchema),
         CrawlOptions: inputSchema(crawlOptionsSchema),
         CreateInteractSession: inputSchema(createSessionBody),
@@ -394,6 +806,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...jobPaths(json, {
+        '401': documentResponses['401'],
+        '402': documentResponses['402'],
+        '429': documentResponses['429'],
+      }),
     },
   };
   addCodeSamples(document.paths);

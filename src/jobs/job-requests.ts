@@ -25,25 +25,68 @@ const callerKeys = {
 /** POST /v2/crawl's body (jobs-and-formats §2.1): strict, so a misspelt option is refused, not ignored. */
 export const crawlBodySchema = z.strictObject({
   url: httpUrl.describe('Where the crawl starts; a URL without a scheme is taken as http.'),
-  prompt: z.string({ error: 'must be a string' }).max(limits.previewPromptChars).optional(),
+  prompt: z
+    .string({ error: 'must be a string' })
+    .max(limits.previewPromptChars)
+    .optional()
+    .describe(
+      'What to crawl, in natural language, read as POST /v2/crawl/params-preview reads it; the options it implies fill only those the request leaves unset.',
+    ),
   includePaths: patterns,
   excludePaths: patterns,
   regexOnFullURL: flag('Match includePaths and excludePaths against the whole URL, not only its path.'),
-  maxDiscoveryDepth: z.number({ error: 'must be a number' }).int().min(0).optional(),
-  limit: z.number({ error: 'must be a number' }).int().min(1).max(limits.crawlMaxPages).optional(),
+  maxDiscoveryDepth: z
+    .number({ error: 'must be a number' })
+    .int()
+    .min(0)
+    .optional()
+    .describe('Link hops from the start page that are followed (sitemap URLs are hop 0).'),
+  limit: z
+    .number({ error: 'must be a number' })
+    .int()
+    .min(1)
+    .max(limits.crawlMaxPages)
+    .optional()
+    .describe(
+      `The most pages queued (default ${limits.crawlDefaultPages}), cut to the team's credit balance.`,
+    ),
   crawlEntireDomain: flag('Follow links outside the start path.'),
   allowExternalLinks: flag('Follow links to other sites (from pages of the start site only).'),
   allowSubdomains: flag('Follow links to subdomains of the start site.'),
   ignoreRobotsTxt: flag('Fetch what robots.txt forbids.'),
   robotsUserAgent: z.string({ error: 'must be a string' }).max(256).optional(),
-  sitemap: z.enum(['include', 'skip', 'only'], { error: 'must be "include", "skip" or "only"' }).optional(),
+  sitemap: z
+    .enum(['include', 'skip', 'only'], { error: 'must be "include", "skip" or "only"' })
+    .optional()
+    .describe(
+      "include (default): the sitemaps' URLs and every page's links; skip: links only; only: the sitemaps' URLs only.",
+    ),
   deduplicateSimilarURLs: flag('Treat www./bare, http/https, trailing slashes and index pages as one page.'),
   ignoreQueryParameters: flag('Treat URLs that differ only in their query as one page.'),
-  delay: z.number({ error: 'must be a number' }).positive().max(limits.crawlMaxDelayS).optional(),
-  maxConcurrency: z.number({ error: 'must be a number' }).int().positive().optional(),
+  delay: z
+    .number({ error: 'must be a number' })
+    .positive()
+    .max(limits.crawlMaxDelayS)
+    .optional()
+    .describe("Seconds between pages, fetched one at a time; unset: robots.txt's Crawl-delay, if any."),
+  maxConcurrency: z
+    .number({ error: 'must be a number' })
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      `Pages fetched at once (default ${limits.crawlDefaultConcurrency}, at most ${limits.crawlMaxConcurrency} whatever is asked).`,
+    ),
   webhook: webhookSchema.optional(),
-  scrapeOptions: z.record(z.string(), z.unknown()).optional(),
-  zeroDataRetention: flag('Keep no content of this crawl after it is read.'),
+  scrapeOptions: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "What each page is fetched and converted with: a scrape request's options, checked when the crawl starts.",
+    ),
+  zeroDataRetention: flag(
+    'Refused when true: a job keeps its documents in the store until they are read and purged.',
+  ),
   ...callerKeys,
 });
 
@@ -155,15 +198,31 @@ export function validateCrawlBody(raw: unknown): CrawlRequest {
 }
 
 /** The batch scrape's own keys; everything else in its body is a scrape option (the SDK spreads them). */
-const batchSchema = z.object({
+export const batchSchema = z.object({
   urls: z
     .array(z.string({ error: 'must be a string' }), { error: 'must be an array of URLs' })
     .min(1, { error: 'must hold at least one URL' })
-    .max(limits.batchMaxUrls, { error: `may hold at most ${limits.batchMaxUrls} URLs` }),
-  ignoreInvalidURLs: z.boolean({ error: 'must be true or false' }).optional(),
+    .max(limits.batchMaxUrls, { error: `may hold at most ${limits.batchMaxUrls} URLs` })
+    .describe(
+      'The pages to scrape, each as often as it is listed; entries that are not http(s) URLs are skipped and listed in invalidURLs.',
+    ),
+  ignoreInvalidURLs: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe('false: an invalid URL refuses the whole request (400) instead of being skipped.'),
   webhook: webhookSchema.optional(),
-  maxConcurrency: z.number({ error: 'must be a number' }).int().positive().optional(),
-  appendToId: z.uuid({ error: 'must be a batch scrape id' }).optional(),
+  maxConcurrency: z
+    .number({ error: 'must be a number' })
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      `Pages fetched at once (default ${limits.crawlDefaultConcurrency}, at most ${limits.crawlMaxConcurrency} whatever is asked).`,
+    ),
+  appendToId: z
+    .uuid({ error: 'must be a batch scrape id' })
+    .optional()
+    .describe('Add the URLs to this batch scrape of yours instead of starting another.'),
 });
 
 export interface BatchRequest {
@@ -211,18 +270,40 @@ export function validateBatchBody(raw: unknown): BatchRequest {
 }
 
 /** POST /v2/map's body (§5): strict, with the crawl keys upstream inherits accepted. */
-const mapBodySchema = z.strictObject({
-  url: httpUrl,
-  search: z.string({ error: 'must be a string' }).max(limits.mapSearchChars).optional(),
-  sitemap: z.enum(['include', 'skip', 'only'], { error: 'must be "include", "skip" or "only"' }).optional(),
-  includeSubdomains: flag('Keep URLs of subdomains.'),
-  ignoreQueryParameters: flag('Strip the query from every URL.'),
-  limit: z.number({ error: 'must be a number' }).int().min(1).max(limits.mapMaxLinks).optional(),
-  timeout: z.number({ error: 'must be a number' }).int().positive().optional(),
+export const mapBodySchema = z.strictObject({
+  url: httpUrl.describe('The site to map; a URL without a scheme is taken as http.'),
+  search: z
+    .string({ error: 'must be a string' })
+    .max(limits.mapSearchChars)
+    .optional()
+    .describe('Words to rank the links by: found in the path first, then in a title, then in the host.'),
+  sitemap: z
+    .enum(['include', 'skip', 'only'], { error: 'must be "include", "skip" or "only"' })
+    .optional()
+    .describe(
+      "include (default): the sitemaps' URLs and the start page's links; skip: links only; only: the sitemaps' URLs only.",
+    ),
+  includeSubdomains: flag('Keep URLs of subdomains (default true; false keeps the start host).'),
+  ignoreQueryParameters: flag('Strip the query from every URL (default true).'),
+  limit: z
+    .number({ error: 'must be a number' })
+    .int()
+    .min(1)
+    .max(limits.mapMaxLinks)
+    .optional()
+    .describe(`The most links answered (default ${limits.mapDefaultLinks}).`),
+  timeout: z
+    .number({ error: 'must be a number' })
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      `Milliseconds before the map ends with 408 MAP_TIMEOUT (default ${limits.mapDefaultTimeoutMs}).`,
+    ),
   location: z
     .strictObject({ country: z.string().optional(), languages: z.array(z.string()).optional() })
     .optional(),
-  filterByPath: flag('Keep only URLs under the start path.'),
+  filterByPath: flag('Keep only URLs under the start path (default true).'),
   useIndex: flag('Accepted; Quire has no index beyond the site itself.'),
   ignoreCache: flag('Accepted; map always reads the site.'),
   headers: z.record(z.string(), z.string()).optional(),
