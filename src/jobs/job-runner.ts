@@ -1,5 +1,5 @@
 import { Frontier } from '../crawl/frontier.ts';
-import { pageLinks } from '../crawl/links.ts';
+import { type PageLinks, pageLinks } from '../crawl/links.ts';
 import { RobotsRules } from '../crawl/robots.ts';
 import { type FetchResource, sitemapCandidates, sitemapUrls } from '../crawl/sitemaps.ts';
 import { ApiError } from '../errors.ts';
@@ -381,14 +381,22 @@ class JobDrive {
         useCache: this.job.kind === 'batch',
       });
       const document = documentOf(outcome.body);
+      const found = this.frontier && outcome.page ? this.linksOf(outcome.page) : undefined;
       const refused = this.frontier && outcome.page ? this.follow(page, outcome.page) : undefined;
       if (refused) {
         await jobs.failPage(page.id, { code: 'CRAWL_URL_REFUSED', message: refused }, now());
+      } else if (found && (await this.isCopy(page, found.canonical))) {
+        // The page's canonical copy is (or will be) the crawl's document for it: not a second one.
+        await jobs.failPage(
+          page.id,
+          { code: null, message: 'a copy of its canonical page', hidden: true },
+          now(),
+        );
       } else {
         await jobs.completePage(page.id, document, credit.cost(), now());
         await this.emit('page', { success: true, data: `[${document.toString('utf8')}]` });
       }
-      if (this.frontier && outcome.page) await this.queueLinks(page, outcome.page);
+      if (found && outcome.page) await this.queueLinks(page, outcome.page, found);
     } catch (error) {
       // A full queue (the pool's, or the team's own depth) is a turn to wait, not the page's failure.
       if (error instanceof ApiError && error.status === 429 && !this.signal.aborted) {
@@ -421,15 +429,33 @@ class JobDrive {
     return undefined;
   }
 
-  private async queueLinks(
-    page: PageRecord,
-    fetched: { url: string; contentType: string | undefined; bytes: Buffer },
-  ) {
+  /** The links and canonical URL of a fetched HTML page; undefined for anything else. */
+  private linksOf(fetched: { url: string; contentType: string | undefined; bytes: Buffer }) {
+    if (!/html|xml/i.test(fetched.contentType ?? 'text/html')) return undefined;
+    return pageLinks(fetched.bytes.toString('utf8'), fetched.url);
+  }
+
+  /**
+   * Whether the page names another page as its canonical copy that the crawl already holds: then
+   * that one is the document. A canonical copy not yet seen is kept as skipped, so this page
+   * stands for it and it is never fetched.
+   */
+  private async isCopy(page: PageRecord, canonical: string | undefined): Promise<boolean> {
     const frontier = this.frontier!;
-    if (!frontier.follows(page.depth)) return;
-    if (!/html|xml/i.test(fetched.contentType ?? 'text/html')) return;
-    const found = pageLinks(fetched.bytes.toString('utf8'), fetched.url);
-    if (found.robotsNoFollow) return;
+    if (!canonical || frontier.refuse(canonical) !== undefined) return false;
+    const key = frontier.key(canonical);
+    if (key === page.key) return false;
+    const added = await this.deps.jobs.enqueuePages(
+      this.job.id,
+      [{ key, url: canonical, depth: page.depth, state: 'skipped' }],
+      Number.POSITIVE_INFINITY,
+    );
+    return added.length === 0;
+  }
+
+  private async queueLinks(page: PageRecord, fetched: { url: string }, found: PageLinks) {
+    const frontier = this.frontier!;
+    if (!frontier.follows(page.depth) || found.robotsNoFollow) return;
     const pages: NewPage[] = frontier.offer(found.links, page.depth + 1, fetched.url);
     if (pages.length > 0) await this.deps.jobs.enqueuePages(this.job.id, pages, this.options.crawler!.limit);
   }

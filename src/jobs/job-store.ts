@@ -73,7 +73,8 @@ export interface NewPage {
   key: string;
   url: string;
   depth: number;
-  state?: 'queued' | 'blocked';
+  /** blocked: robots.txt forbids it; skipped: another page stands for it (its canonical copy). */
+  state?: 'queued' | 'blocked' | 'skipped';
 }
 
 export interface PageError {
@@ -130,8 +131,8 @@ export interface JobStore {
   releaseLease(id: string, owner: string): Promise<void>;
   /**
    * Add the pages whose key the job has not seen, in order, while the job holds fewer than `cap`
-   * pages that are queued, active or done (a failed page frees its slot); pages beyond the cap
-   * are not stored. Returns the rows added, blocked ones included.
+   * pages that are queued, active or done (a failed page frees its slot); queued pages beyond the
+   * cap are not stored, blocked and skipped ones always are. Returns the rows added.
    */
   enqueuePages(jobId: string, pages: readonly NewPage[], cap: number): Promise<PageRecord[]>;
   /** Move up to `n` queued pages to active, in seq order, counting an attempt on each. */

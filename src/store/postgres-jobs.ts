@@ -167,12 +167,12 @@ export class PostgresJobStore implements JobStore {
            WHERE NOT EXISTS (SELECT 1 FROM job_pages p WHERE p.job_id = $1 AND p.key = input.key)
            ORDER BY key, ord),
          counted AS (
-           SELECT *, count(*) FILTER (WHERE state <> 'blocked') OVER (ORDER BY ord)
-                     - CASE WHEN state <> 'blocked' THEN 1 ELSE 0 END AS before
+           SELECT *, count(*) FILTER (WHERE state = 'queued') OVER (ORDER BY ord)
+                     - CASE WHEN state = 'queued' THEN 1 ELSE 0 END AS before
            FROM fresh)
          INSERT INTO job_pages (id, job_id, key, url, depth, state)
          SELECT id, $1, key, url, depth, state FROM counted
-         WHERE $7::bigint IS NULL OR before < $7::bigint - (
+         WHERE state <> 'queued' OR $7::bigint IS NULL OR before < $7::bigint - (
            SELECT count(*) FROM job_pages WHERE job_id = $1 AND state IN ('queued', 'active', 'done'))
          ORDER BY ord
          ON CONFLICT (job_id, key) DO NOTHING

@@ -158,14 +158,15 @@ export class SqliteJobStore implements JobStore {
       );
       const added: PageRecord[] = [];
       for (const page of pages) {
-        if (limit !== null && held >= limit) break;
         const state = page.state ?? 'queued';
+        // Only queued pages take a slot: blocked and skipped ones are stored whatever the cap.
+        if (state === 'queued' && limit !== null && held >= limit) continue;
         const row = insert.get(randomUUID(), jobId, page.key, page.url, page.depth, state) as
           | PageRow
           | undefined;
         if (!row) continue;
         added.push(pageFromRow(row));
-        if (state !== 'blocked') held++;
+        if (state === 'queued') held++;
       }
       return added;
     });

@@ -352,7 +352,8 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
       '/lib/',
       `${text('Library')}<a href="/lib/guide.pdf">Guide</a> <a href="/lib/notes.docx">Notes</a> <a href="/lib/old">Old</a>
        <a href="/lib/gone">Gone</a> <a href="/lib/broken">Broken</a> <a href="/lib/list?page=1">List</a>
-       <a href="/lib/list?page=1&amp;utm_source=feed">List again</a> <a href="http://other.example/lib/">Elsewhere</a>`,
+       <a href="/lib/list?page=1&amp;utm_source=feed">List again</a> <a href="http://other.example/lib/">Elsewhere</a>
+       <a href="/lib/list-print">Printable list</a> <a href="/lib/alias">Alias</a>`,
     );
     lib.serve(
       '/lib/guide.pdf',
@@ -366,6 +367,14 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     );
     lib.redirect('/lib/old', '/lib/older', 301).redirect('/lib/older', '/lib/new', 302);
     lib.page('/lib/new', text('New'));
+    // Copies that name their canonical page: one whose canonical the crawl holds, one whose it does not yet.
+    lib.page('/lib/list-print', text('List'), '<link rel="canonical" href="/lib/list?page=1">');
+    lib.page(
+      '/lib/alias',
+      `${text('Real')}<a href="/lib/real">Real</a>`,
+      '<link rel="canonical" href="/lib/real">',
+    );
+    lib.page('/lib/real', text('Real'));
     lib.on('/lib/broken', (_req, res) =>
       res.writeHead(500, { 'content-type': 'text/html' }).end('<p>down</p>'),
     );
@@ -373,7 +382,7 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
   });
   after(() => lib.close());
 
-  it('parses documents as uploads, follows redirect chains, keeps failures as pages, fetches variants once', async () => {
+  it('parses documents as uploads, follows redirect chains, keeps failures as pages, one document per page and canonical copy', async () => {
     const headers = { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' };
     const start = await app().fetch('/v2/crawl', {
       method: 'POST',
@@ -386,6 +395,7 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     const byPath = new Map(status.data.map((d) => [new URL(d.metadata.sourceURL).pathname, d]));
     assert.deepEqual([...byPath.keys()].sort(), [
       '/lib/',
+      '/lib/alias',
       '/lib/broken',
       '/lib/gone',
       '/lib/guide.pdf',
@@ -402,6 +412,9 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     assert.equal(byPath.get('/lib/gone')?.metadata.statusCode, 404);
     assert.equal(byPath.get('/lib/broken')?.metadata.statusCode, 500);
     assert.equal(lib.hits.get('/lib/list'), 1);
+    // A canonical copy is fetched, then left out; a canonical page another stands for is never fetched.
+    assert.equal(lib.hits.get('/lib/list-print'), 1);
+    assert.equal(lib.hits.get('/lib/real'), undefined);
     // Each page costs what a scrape of it costs: the PDF its pages too.
     const pdfCost = (byPath.get('/lib/guide.pdf')!.metadata as { creditsUsed?: number }).creditsUsed!;
     assert.equal(status.creditsUsed, status.data.length - 1 + pdfCost);

@@ -249,7 +249,7 @@ for (const { name, open } of stores) {
       assert.deepEqual(await jobs.enqueuePages(randomUUID(), [page('a')], Infinity), []);
     });
 
-    it('stops at the cap: queued, active and done pages count, failed and blocked ones do not', async () => {
+    it('stops at the cap: queued, active and done pages count, failed, blocked and skipped ones do not', async () => {
       const job = await created();
       assert.deepEqual(urls(await jobs.enqueuePages(job.id, named(5), 3)), [
         'https://example.com/p0',
@@ -258,7 +258,8 @@ for (const { name, open } of stores) {
       ]);
       assert.deepEqual(await jobs.enqueuePages(job.id, [page('p3')], 3), []);
 
-      // Blocked pages take no slot; p3 was refused before, so it was not stored and may come now.
+      // Blocked pages take no slot and are stored past the cap; p3 was refused before, so it was
+      // not stored and may come now.
       const withBlocked = await jobs.enqueuePages(
         job.id,
         [page('b0', { state: 'blocked' }), page('p3'), page('b1', { state: 'blocked' }), page('p4')],
@@ -269,6 +270,7 @@ for (const { name, open } of stores) {
         [
           ['https://example.com/b0', 'blocked'],
           ['https://example.com/p3', 'queued'],
+          ['https://example.com/b1', 'blocked'],
         ],
       );
 
@@ -282,6 +284,13 @@ for (const { name, open } of stores) {
       ]);
       // A failed page's key stays taken.
       assert.deepEqual(await jobs.enqueuePages(job.id, [page('p1')], 10), []);
+      // A skipped page (another stands for it) takes no slot, and its key is taken for good.
+      const skipped = await jobs.enqueuePages(job.id, [page('s0', { state: 'skipped' })], 4);
+      assert.deepEqual(
+        skipped.map((p) => [p.url, p.state]),
+        [['https://example.com/s0', 'skipped']],
+      );
+      assert.deepEqual(await jobs.enqueuePages(job.id, [page('s0')], 10), []);
 
       assert.equal((await jobs.enqueuePages(job.id, named(50, 'q'), Infinity)).length, 50);
       assert.deepEqual(await jobs.pageCounts(job.id), {
@@ -289,8 +298,8 @@ for (const { name, open } of stores) {
         active: 0,
         done: 1,
         failed: 1,
-        blocked: 1,
-        skipped: 0,
+        blocked: 2,
+        skipped: 1,
       });
     });
 
