@@ -31,7 +31,14 @@ export async function mapSite(request: MapRequest, context: FetchContext): Promi
     }
   };
   const found: MapLink[] = [{ url: request.url }];
-  const seedPage = request.sitemap === 'only' ? undefined : fetchResource(request.url, context.signal);
+  // Settled into a value at once (never a rejection left waiting while the sitemaps are read).
+  const seedPage =
+    request.sitemap === 'only'
+      ? undefined
+      : fetchResource(request.url, context.signal).then(
+          (page) => ({ page }),
+          (error: unknown) => ({ error }),
+        );
   if (request.sitemap !== 'skip') {
     const robotsUrl = new URL('/robots.txt', request.url).href;
     const robots = await fetchResource(robotsUrl, context.signal);
@@ -46,7 +53,9 @@ export async function mapSite(request: MapRequest, context: FetchContext): Promi
     });
     for await (const url of urls) found.push({ url });
   }
-  const page = await seedPage;
+  const seed = await seedPage;
+  if (seed && 'error' in seed) throw seed.error;
+  const page = seed?.page;
   if (page && page.status < 300 && /html/i.test(page.contentType ?? 'text/html')) {
     for (const url of pageLinks(page.bytes.toString('utf8'), request.url).links) found.push({ url });
   }

@@ -420,3 +420,18 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     assert.equal(status.creditsUsed, status.data.length - 1 + pdfCost);
   });
 });
+
+describe('map of a refused address', () => {
+  const app = useApp();
+  it('answers 403 for a private start address, with the process still serving', async () => {
+    const res = await app().fetch('/v2/map', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/' }),
+    });
+    assert.equal(res.status, 403);
+    assert.match(((await res.json()) as { error: string }).error, /127\.0\.0\.1/);
+    const health = await app().fetch('/health');
+    assert.equal(health.status, 200);
+  });
+});
