@@ -1,7 +1,6 @@
-import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
 import { limits } from '../limits.ts';
-import { reservedHeaders } from '../options/scrape-options.ts';
+import { headerRecord } from '../options/scrape-options.ts';
 
 /**
  * The `webhook` field of a crawl or batch scrape request (jobs-and-formats §3): a URL, or an
@@ -36,46 +35,15 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-/** Why a header cannot be sent, or undefined (node:http's own checks, so a delivery cannot throw later). */
-function headerProblem(name: string, value: string): string | undefined {
-  if (reservedHeaders.has(name.toLowerCase())) return `${name} is set by Quire for each delivery`;
-  try {
-    validateHeaderName(name);
-    validateHeaderValue(name, value);
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-const headers = z
-  .record(z.string(), z.string({ error: 'must be a string' }), {
-    error: 'must be an object of string header values',
-  })
-  .superRefine((all, ctx) => {
-    const names = Object.keys(all);
-    // Upstream's refine and its message, listing what was sent.
-    const forbidden = names.filter((name) => signatureHeaders.has(name.toLowerCase()));
-    if (forbidden.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `The following headers are not allowed: ${forbidden.map((n) => n.toLowerCase()).join(', ')}`,
-      });
-      return;
-    }
-    let bytes = 0;
-    for (const name of names) {
-      const value = all[name]!;
-      bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-      const problem = headerProblem(name, value);
-      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `is refused: ${problem}` });
-    }
-    if (bytes > limits.scrapeHeaderBytes)
-      ctx.addIssue({
-        code: 'custom',
-        message: `may take at most ${limits.scrapeHeaderBytes} bytes together`,
-      });
-  });
+const headers = headerRecord('for each delivery').superRefine((all, ctx) => {
+  // Upstream's refine and its message, listing what was sent.
+  const forbidden = Object.keys(all).filter((name) => signatureHeaders.has(name.toLowerCase()));
+  if (forbidden.length > 0)
+    ctx.addIssue({
+      code: 'custom',
+      message: `The following headers are not allowed: ${forbidden.map((n) => n.toLowerCase()).join(', ')}`,
+    });
+});
 
 /** Any JSON scalar, as the SDKs' types allow; upstream's own schema takes strings only. */
 const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {

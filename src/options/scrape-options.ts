@@ -26,7 +26,7 @@ function isHttpUrl(value: string): boolean {
  * Headers that frame the request or pick its target are Quire's to set from the URL: a caller's
  * would break the exchange (Content-Length on a GET) or speak to a proxy that is not there.
  */
-export const reservedHeaders = new Set([
+const reservedHeaders = new Set([
   'host',
   'content-length',
   'transfer-encoding',
@@ -40,9 +40,12 @@ export const reservedHeaders = new Set([
   'proxy-connection',
 ]);
 
-/** Why a header is refused, or undefined (node:http's own checks, so the request cannot throw later). */
-function headerProblem(name: string, value: string): string | undefined {
-  if (reservedHeaders.has(name.toLowerCase())) return `${name} is set by Quire from the URL`;
+/**
+ * Why a header is refused, or undefined (node:http's own checks, so the request cannot throw
+ * later); `setBy` says where Quire's own value of a reserved one comes from.
+ */
+function headerProblem(name: string, value: string, setBy: string): string | undefined {
+  if (reservedHeaders.has(name.toLowerCase())) return `${name} is set by Quire ${setBy}`;
   try {
     validateHeaderName(name);
     validateHeaderValue(name, value);
@@ -52,23 +55,28 @@ function headerProblem(name: string, value: string): string | undefined {
   }
 }
 
-const headers = z
-  .record(z.string(), z.string({ error: 'must be a string' }), {
-    error: 'must be an object of string header values',
-  })
-  .superRefine((all, ctx) => {
-    let bytes = 0;
-    for (const [name, value] of Object.entries(all)) {
-      bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-      const problem = headerProblem(name, value);
-      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `is refused: ${problem}` });
-    }
-    if (bytes > limits.scrapeHeaderBytes)
-      ctx.addIssue({
-        code: 'custom',
-        message: `may take at most ${limits.scrapeHeaderBytes} bytes together`,
-      });
-  })
+/** Headers a caller adds to a request Quire sends (a scrape's, a webhook's): valid, unreserved, bounded. */
+export function headerRecord(setBy: string) {
+  return z
+    .record(z.string(), z.string({ error: 'must be a string' }), {
+      error: 'must be an object of string header values',
+    })
+    .superRefine((all, ctx) => {
+      let bytes = 0;
+      for (const [name, value] of Object.entries(all)) {
+        bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+        const problem = headerProblem(name, value, setBy);
+        if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `is refused: ${problem}` });
+      }
+      if (bytes > limits.scrapeHeaderBytes)
+        ctx.addIssue({
+          code: 'custom',
+          message: `may take at most ${limits.scrapeHeaderBytes} bytes together`,
+        });
+    });
+}
+
+const headers = headerRecord('from the URL')
   .optional()
   .describe('Headers sent with the request (Host, Content-Length and other framing headers excepted).');
 

@@ -1,6 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { createDatabase } from './postgres.ts';
 import type { RunningServer } from './server.ts';
 
 /**
@@ -38,3 +44,41 @@ export async function storeRows(
     db.close();
   }
 }
+
+/**
+ * Both stores, each new and empty when opened, for tests that run the same cases on each: SQLite
+ * in a temporary folder, and a PostgreSQL database of its own on the machine's server.
+ */
+export const bothStores: {
+  name: string;
+  open: () => Promise<{ store: Store; close: () => Promise<void> }>;
+}[] = [
+  {
+    name: 'SQLite',
+    async open() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-store-'));
+      const store = new SqliteStore(path.join(dir, 'quire.db'));
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const db = await createDatabase();
+      const store = await PostgresStore.open(db.url);
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          await db.drop();
+        },
+      };
+    },
+  },
+];

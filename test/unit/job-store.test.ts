@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type {
   JobRecord,
@@ -12,10 +9,8 @@ import type {
   PageRecord,
   WebhookDelivery,
 } from '../../src/jobs/job-store.ts';
-import { PostgresStore } from '../../src/store/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { createDatabase } from '../helpers/postgres.ts';
+import { bothStores } from '../helpers/store.ts';
 
 /**
  * The crawl and batch jobs' store (src/jobs/job-store.ts), the same cases on SQLite and on
@@ -24,36 +19,7 @@ import { createDatabase } from '../helpers/postgres.ts';
  * on PostgreSQL (two calls at once on two connections); on SQLite they only show the same answers.
  */
 
-const stores: { name: string; open: () => Promise<{ store: Store; close: () => Promise<void> }> }[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-jobs-'));
-      const store = new SqliteStore(path.join(dir, 'quire.db'));
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const db = await createDatabase();
-      const store = await PostgresStore.open(db.url);
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await db.drop();
-        },
-      };
-    },
-  },
-];
+const stores = bothStores;
 
 /** A time `minutes` after a fixed start, as the store's callers write times. */
 const at = (minutes: number): string => new Date(Date.UTC(2030, 0, 1) + minutes * 60_000).toISOString();

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { validateScrapeBody } from '../../src/options/scrape-options.ts';
 import { cachePlan, ScrapeCache } from '../../src/scrape/scrape-cache.ts';
-import { PostgresStore } from '../../src/store/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { createDatabase } from '../helpers/postgres.ts';
+import { bothStores } from '../helpers/store.ts';
 
 /**
  * The scrape cache's keys and lifetimes (README, Scrape, "Cache"), on a clock the test moves and
@@ -25,36 +20,7 @@ const context = { model: undefined, captureBase: 'http://quire.test', adLists: '
 const plan = (body: object) =>
   cachePlan('team', validateScrapeBody({ url: 'http://example.com/', ...body }), false, context)!;
 
-const stores: { name: string; open: () => Promise<{ store: Store; close: () => Promise<void> }> }[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-cache-'));
-      const store = new SqliteStore(path.join(dir, 'quire.db'));
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const db = await createDatabase();
-      const store = await PostgresStore.open(db.url);
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await db.drop();
-        },
-      };
-    },
-  },
-];
+const stores = bothStores;
 
 /** A cache on `store` whose clock starts now and moves only with `clock.now`. */
 function cacheOn(store: Store, capBytes = 2 ** 20) {
