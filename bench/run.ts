@@ -6,6 +6,7 @@ import { type FormatId, formatInfo } from '../src/detect/formats.ts';
 import { limits } from '../src/limits.ts';
 import { bigDocumentsSection, runBigDocuments } from './big-documents.ts';
 import { type Case, corpusDir, findCases, repoRoot } from './corpus.ts';
+import { crawlSection, runCrawlBench } from './crawl.ts';
 import { dash, fmtInt, fmtMb, fmtMs, fmtRatio, fmtScore, table } from './format.ts';
 import { hostileSection, runHostileBench } from './hostile.ts';
 import { type LoadResult, loadTest, quireSpec, type ServerSpec, type Upload, unmeasured } from './load.ts';
@@ -47,14 +48,16 @@ import { median, nowMs, ratio, supportedPercentiles } from './stats.ts';
 // embedded mode against cluster mode with 1, 2 and 4 conversion processes (and cluster mode
 // overloaded), a second team's small parses while one team sends hostile files (against the same
 // parses unloaded), interact sessions against a bare Chromium, and rendered scrapes against a bare
-// puppeteer-core loop, all measured in this one run; writes bench/RESULTS.md.
+// puppeteer-core loop, crawls against Crawlee and a map against a plain fetch loop (and a second team's
+// parses during a crawl), all measured in this one run; writes bench/RESULTS.md.
 //
 // Environment: QUIRE_CORPUS_DIR (default ../shared/corpus), QUIRE_BENCH_LOAD_SECONDS (default
 // 30; 0 skips the load test), QUIRE_BENCH_CONCURRENCY (default 16), QUIRE_BENCH_SESSION_RUNS (create
 // latency runs per side, default 20), QUIRE_BENCH_SESSIONS_HELD (sessions held at once, default 30),
 // QUIRE_BENCH_HOSTILE_SAMPLES (small parses per phase of the fairness section, default 600: the
 // p99 of 200 is their second worst, and the unloaded one moved 17-31 ms between runs),
-// QUIRE_BENCH_RENDER_PAGES (app shells rendered per side, default 40).
+// QUIRE_BENCH_RENDER_PAGES (app shells rendered per side, default 40), QUIRE_BENCH_CRAWL_PAGES (the two site
+// sizes crawled by Quire and by Crawlee, default 500,5000; the larger is also the fairness crawl).
 // While working on one part, QUIRE_BENCH_ONLY (sections, comma-separated) and QUIRE_BENCH_FORMATS
 // (corpus formats, and the big documents of those formats) narrow the run; a narrowed run writes
 // bench/out/RESULTS.partial.md and leaves bench/RESULTS.md alone.
@@ -74,6 +77,7 @@ const sections = [
   'hostile',
   'sessions',
   'render',
+  'crawl',
   'pii',
   'extract',
   'params',
@@ -551,6 +555,28 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(outRoot, 'render.json'), `${JSON.stringify(result, null, 1)}\n`);
   }
 
+  let crawlLines: string[] = [];
+  if (runs('crawl')) {
+    const sizes = (process.env.QUIRE_BENCH_CRAWL_PAGES || '500,5000').split(',').map(Number);
+    if (sizes.length !== 2 || sizes.some((n) => !Number.isInteger(n) || n < 10 || n > 100_000))
+      throw new Error('QUIRE_BENCH_CRAWL_PAGES must be two page counts from 10 to 100000, e.g. 500,5000');
+    const result = await runCrawlBench(
+      {
+        pages: sizes,
+        concurrency: 8,
+        sitemapUrls: 10_000,
+        mapRuns: 3,
+        samples: 600,
+        paceMs: 50,
+        fairnessPages: Math.max(...sizes),
+      },
+      log,
+    );
+    crawlLines = crawlSection(result);
+    fs.mkdirSync(outRoot, { recursive: true });
+    fs.writeFileSync(path.join(outRoot, 'crawl.json'), `${JSON.stringify(result, null, 1)}\n`);
+  }
+
   // The labelled sets of redactPII and of offline json have their own scripts (each also writes its
   // folder's RESULTS.md); their reports are taken in whole, one heading level down.
   const scriptReport = (script: string, title: string): string[] => {
@@ -611,6 +637,7 @@ async function main(): Promise<void> {
     ...hostileLines,
     ...sessionLines,
     ...renderLines,
+    ...crawlLines,
     ...piiLines,
     ...extractLines,
     ...paramsLines,
