@@ -16,6 +16,16 @@ const patterns = z
   .max(limits.crawlPatterns)
   .optional();
 
+/** Pages a job fetches at once, for crawls and batches alike. */
+const maxConcurrency = z
+  .number({ error: 'must be a number' })
+  .int()
+  .positive()
+  .optional()
+  .describe(
+    `Pages fetched at once (default ${limits.crawlDefaultConcurrency}, at most ${limits.crawlMaxConcurrency} whatever is asked).`,
+  );
+
 /** Keys every SDK call may add (`origin`, `integration`), accepted and not used. */
 const callerKeys = {
   origin: z.string({ error: 'must be a string' }).max(256).optional(),
@@ -69,14 +79,7 @@ export const crawlBodySchema = z.strictObject({
     .max(limits.crawlMaxDelayS)
     .optional()
     .describe("Seconds between pages, fetched one at a time; unset: robots.txt's Crawl-delay, if any."),
-  maxConcurrency: z
-    .number({ error: 'must be a number' })
-    .int()
-    .positive()
-    .optional()
-    .describe(
-      `Pages fetched at once (default ${limits.crawlDefaultConcurrency}, at most ${limits.crawlMaxConcurrency} whatever is asked).`,
-    ),
+  maxConcurrency,
   webhook: webhookSchema.optional(),
   scrapeOptions: z
     .record(z.string(), z.unknown())
@@ -211,14 +214,7 @@ export const batchSchema = z.object({
     .optional()
     .describe('false: an invalid URL refuses the whole request (400) instead of being skipped.'),
   webhook: webhookSchema.optional(),
-  maxConcurrency: z
-    .number({ error: 'must be a number' })
-    .int()
-    .positive()
-    .optional()
-    .describe(
-      `Pages fetched at once (default ${limits.crawlDefaultConcurrency}, at most ${limits.crawlMaxConcurrency} whatever is asked).`,
-    ),
+  maxConcurrency,
   appendToId: z
     .uuid({ error: 'must be a batch scrape id' })
     .optional()
