@@ -75,7 +75,8 @@ function closableOf(signal: AbortSignal): Closable {
  */
 export class JobRunner {
   private readonly deps: JobRunnerDeps;
-  private readonly driving = new Map<string, AbortController>();
+  /** The jobs this process drives: how to stop each, and its end (lease given back). */
+  private readonly driving = new Map<string, { controller: AbortController; ended: Promise<void> }>();
   private poller: NodeJS.Timeout | undefined;
   private closed = false;
   private lastPurge = 0;
@@ -100,19 +101,15 @@ export class JobRunner {
 
   /** Stop the job's pages at once, if this process drives it (others see the status on their next check). */
   stop(id: string): void {
-    this.driving.get(id)?.abort(new Error('the job was cancelled'));
-  }
-
-  /** How many jobs this process drives now. */
-  get activeJobs(): number {
-    return this.driving.size;
+    this.driving.get(id)?.controller.abort(new Error('the job was cancelled'));
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.poller);
-    for (const controller of this.driving.values()) controller.abort(new Error('Quire is shutting down'));
-    while (this.driving.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const driven = [...this.driving.values()];
+    for (const { controller } of driven) controller.abort(new Error('Quire is shutting down'));
+    await Promise.allSettled(driven.map((d) => d.ended));
   }
 
   private async pickUp(ownLeases: boolean): Promise<void> {
@@ -151,7 +148,6 @@ export class JobRunner {
   private drive(job: JobRecord): void {
     if (this.closed || this.driving.has(job.id)) return;
     const controller = new AbortController();
-    this.driving.set(job.id, controller);
     const renew = setInterval(() => {
       this.deps.jobs
         .renewLease(job.id, this.deps.owner, iso(Date.now() + limits.jobLeaseMs))
@@ -161,7 +157,7 @@ export class JobRunner {
         .catch((err: unknown) => this.deps.log.warn({ err, job: job.id }, 'jobs: lease not renewed'));
     }, limits.jobLeaseMs / 3);
     renew.unref();
-    new JobDrive(this.deps, job, controller.signal, this.sleep)
+    const ended = new JobDrive(this.deps, job, controller.signal, this.sleep)
       .run()
       .catch((err: unknown) => this.deps.log.error({ err, job: job.id }, 'jobs: a job stopped on an error'))
       .finally(async () => {
@@ -169,6 +165,7 @@ export class JobRunner {
         this.driving.delete(job.id);
         await this.deps.jobs.releaseLease(job.id, this.deps.owner).catch(() => {});
       });
+    this.driving.set(job.id, { controller, ended });
   }
 }
 
