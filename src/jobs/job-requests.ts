@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nestsRepeats } from '../crawl/regex-safety.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { httpUrl, type ScrapeRequest, validateScrapeBody } from '../options/scrape-options.ts';
@@ -152,12 +153,20 @@ function checkScrapeOptions(raw: Record<string, unknown>, root: string): ScrapeR
   }
 }
 
+/**
+ * A path pattern the crawler may run on every URL it finds: it must compile, and must not nest
+ * repeats, which could hold the API process on a URL the crawled site chooses (regex-safety.ts).
+ */
 function compiles(source: string, field: string): void {
   try {
     new RegExp(source);
   } catch (error) {
     throw badRequest(`body.${field}: ${(error as Error).message}`);
   }
+  if (nestsRepeats(source))
+    throw badRequest(
+      `body.${field} nests repeats (such as (a+)+), which can take exponential time to match: write it without a repeat inside a repeat`,
+    );
 }
 
 export function validateCrawlBody(raw: unknown): CrawlRequest {

@@ -319,6 +319,10 @@ describe('crawl, batch scrape and map', () => {
     const regex = await post('/v2/crawl', { url: `${site.url}/`, includePaths: ['(unclosed'] });
     assert.equal(regex.status, 400);
     assert.match(((await regex.json()) as { error: string }).error, /includePaths\[0\]/);
+    // A pattern that backtracks exponentially would hold the server on a URL the site picks.
+    const nested = await post('/v2/crawl', { url: `${site.url}/`, excludePaths: ['^/(a+)+$'] });
+    assert.equal(nested.status, 400);
+    assert.match(((await nested.json()) as { error: string }).error, /excludePaths\[0\] nests repeats/);
     const scrapeOption = await post('/v2/crawl', {
       url: `${site.url}/`,
       scrapeOptions: { formats: ['nonsense'] },
