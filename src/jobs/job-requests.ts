@@ -47,16 +47,16 @@ export const crawlBodySchema = z.strictObject({
   excludePaths: patterns,
   regexOnFullURL: flag('Match includePaths and excludePaths against the whole URL, not only its path.'),
   maxDiscoveryDepth: z
-    .number({ error: 'must be a number' })
-    .int()
-    .min(0)
+    .number({ error: 'must be a whole number of hops, 0 or more' })
+    .int({ error: 'must be a whole number of hops, 0 or more' })
+    .min(0, { error: 'must be a whole number of hops, 0 or more' })
     .optional()
     .describe('Link hops from the start page that are followed (sitemap URLs are hop 0).'),
   limit: z
-    .number({ error: 'must be a number' })
-    .int()
-    .min(1)
-    .max(limits.crawlMaxPages)
+    .number({ error: `must be an integer from 1 to ${limits.crawlMaxPages}` })
+    .int({ error: `must be an integer from 1 to ${limits.crawlMaxPages}` })
+    .min(1, { error: `must be an integer from 1 to ${limits.crawlMaxPages}` })
+    .max(limits.crawlMaxPages, { error: `must be an integer from 1 to ${limits.crawlMaxPages}` })
     .optional()
     .describe(
       `The most pages queued (default ${limits.crawlDefaultPages}), cut to the team's credit balance.`,
@@ -75,9 +75,11 @@ export const crawlBodySchema = z.strictObject({
   deduplicateSimilarURLs: flag('Treat www./bare, http/https, trailing slashes and index pages as one page.'),
   ignoreQueryParameters: flag('Treat URLs that differ only in their query as one page.'),
   delay: z
-    .number({ error: 'must be a number' })
-    .positive()
-    .max(limits.crawlMaxDelayS)
+    .number({ error: `must be a number of seconds above 0, at most ${limits.crawlMaxDelayS}` })
+    .positive({ error: `must be a number of seconds above 0, at most ${limits.crawlMaxDelayS}` })
+    .max(limits.crawlMaxDelayS, {
+      error: `must be a number of seconds above 0, at most ${limits.crawlMaxDelayS}`,
+    })
     .optional()
     .describe("Seconds between pages, fetched one at a time; unset: robots.txt's Crawl-delay, if any."),
   maxConcurrency,
@@ -291,10 +293,10 @@ export const mapBodySchema = z.strictObject({
   includeSubdomains: flag('Keep URLs of subdomains (default true; false keeps the start host).'),
   ignoreQueryParameters: flag('Strip the query from every URL (default true).'),
   limit: z
-    .number({ error: 'must be a number' })
-    .int()
-    .min(1)
-    .max(limits.mapMaxLinks)
+    .number({ error: `must be an integer from 1 to ${limits.mapMaxLinks}` })
+    .int({ error: `must be an integer from 1 to ${limits.mapMaxLinks}` })
+    .min(1, { error: `must be an integer from 1 to ${limits.mapMaxLinks}` })
+    .max(limits.mapMaxLinks, { error: `must be an integer from 1 to ${limits.mapMaxLinks}` })
     .optional()
     .describe(`The most links answered (default ${limits.mapDefaultLinks}).`),
   timeout: z

@@ -329,6 +329,11 @@ describe('crawl, batch scrape and map', () => {
     });
     assert.equal(scrapeOption.status, 400);
     assert.match(((await scrapeOption.json()) as { error: string }).error, /scrapeOptions\.formats/);
+    const negative = await post('/v2/crawl', { url: `${site.url}/`, limit: -5 });
+    assert.match(
+      ((await negative.json()) as { error: string }).error,
+      /body\.limit must be an integer from 1 to/,
+    );
     const zdr = await post('/v2/crawl', { url: `${site.url}/`, zeroDataRetention: true });
     assert.equal(zdr.status, 400);
     assert.match(
