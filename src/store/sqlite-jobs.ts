@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type {
   JobKind,
   JobPatch,
@@ -45,9 +45,20 @@ const sqliteValue = <T>(v: T | boolean): T | number => (typeof v === 'boolean' ?
  */
 export class SqliteJobStore implements JobStore {
   private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
 
   constructor(db: DatabaseSync) {
     this.db = db;
+  }
+
+  /** The statement for `text`, compiled once: a crawl runs the same few for every page. */
+  private sql(text: string): StatementSync {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
   }
 
   /** `fn` under the database's write lock, all or nothing. */
@@ -65,94 +76,88 @@ export class SqliteJobStore implements JobStore {
   }
 
   async createJob(job: NewJob): Promise<void> {
-    this.db
-      .prepare(`INSERT INTO jobs (${NEW_JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(...newJobValues(job).map(sqliteValue));
+    this.sql(`INSERT INTO jobs (${NEW_JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      ...newJobValues(job).map(sqliteValue),
+    );
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
-    const row = this.db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
+    const row = this.sql(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
     return row && jobFromRow(row);
   }
 
   async listActiveJobs(team: string, kind: JobKind): Promise<JobRecord[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT ${JOB_COLUMNS} FROM jobs WHERE team = ? AND kind = ? AND status = 'scraping'
+    const rows = this.sql(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE team = ? AND kind = ? AND status = 'scraping'
          ORDER BY created_at, id`,
-      )
-      .all(team, kind) as unknown as JobRow[];
+    ).all(team, kind) as unknown as JobRow[];
     return rows.map(jobFromRow);
   }
 
   async updateJob(id: string, patch: JobPatch): Promise<void> {
     const update = updateJobSql(id, patch, () => '?');
-    if (update) this.db.prepare(update.sql).run(...update.values.map(sqliteValue));
+    if (update) this.sql(update.sql).run(...update.values.map(sqliteValue));
   }
 
   async cancelJob(id: string, at: string): Promise<JobStatus | undefined> {
     return this.transaction(() => {
-      const row = this.db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as
+      const row = this.sql('SELECT status FROM jobs WHERE id = ?').get(id) as
         | { status: JobStatus }
         | undefined;
       if (row?.status === 'scraping') {
-        this.db.prepare("UPDATE jobs SET status = 'cancelled', completed_at = ? WHERE id = ?").run(at, id);
+        this.sql("UPDATE jobs SET status = 'cancelled', completed_at = ? WHERE id = ?").run(at, id);
       }
       return row?.status;
     });
   }
 
   async touchJob(id: string, expiresAt: string): Promise<void> {
-    this.db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+    this.sql('UPDATE jobs SET expires_at = ? WHERE id = ?').run(expiresAt, id);
   }
 
   async leaseJob(owner: string, now: string, until: string, id?: string): Promise<JobRecord | undefined> {
     const free = "status = 'scraping' AND (lease_owner IS NULL OR lease_until < ?)";
     const row = (
       id === undefined
-        ? this.db
-            .prepare(
-              `UPDATE jobs SET lease_owner = ?, lease_until = ?
+        ? this.sql(
+            `UPDATE jobs SET lease_owner = ?, lease_until = ?
                WHERE id = (SELECT id FROM jobs WHERE ${free} ORDER BY created_at, id LIMIT 1)
                RETURNING ${JOB_COLUMNS}`,
-            )
-            .get(owner, until, now)
-        : this.db
-            .prepare(
-              `UPDATE jobs SET lease_owner = ?, lease_until = ? WHERE id = ? AND ${free} RETURNING ${JOB_COLUMNS}`,
-            )
-            .get(owner, until, id, now)
+          ).get(owner, until, now)
+        : this.sql(
+            `UPDATE jobs SET lease_owner = ?, lease_until = ? WHERE id = ? AND ${free} RETURNING ${JOB_COLUMNS}`,
+          ).get(owner, until, id, now)
     ) as JobRow | undefined;
     return row && jobFromRow(row);
   }
 
   async renewLease(id: string, owner: string, until: string): Promise<boolean> {
-    const result = this.db
-      .prepare('UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ?')
-      .run(until, id, owner);
+    const result = this.sql('UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ?').run(
+      until,
+      id,
+      owner,
+    );
     return Number(result.changes) === 1;
   }
 
   async releaseLease(id: string, owner: string): Promise<void> {
-    this.db
-      .prepare('UPDATE jobs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?')
-      .run(id, owner);
+    this.sql('UPDATE jobs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?').run(
+      id,
+      owner,
+    );
   }
 
   async enqueuePages(jobId: string, pages: readonly NewPage[], cap: number): Promise<PageRecord[]> {
     if (pages.length === 0) return [];
     const limit = capValue(cap);
     return this.transaction(() => {
-      if (this.db.prepare('SELECT 1 AS x FROM jobs WHERE id = ?').get(jobId) === undefined) return [];
-      let held = (
-        this.db
-          .prepare(
-            "SELECT count(*) AS n FROM job_pages WHERE job_id = ? AND state IN ('queued', 'active', 'done')",
-          )
-          .get(jobId) as { n: number }
-      ).n;
+      const job = this.sql('SELECT pages_held FROM jobs WHERE id = ?').get(jobId) as
+        | { pages_held: number }
+        | undefined;
+      if (!job) return [];
+      let held = job.pages_held;
       // A key already stored (whatever its state), or earlier in this call, conflicts: the first wins.
-      const insert = this.db.prepare(
+      const insert = this.sql(
         `INSERT INTO job_pages (id, job_id, key, url, depth, state) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (job_id, key) DO NOTHING RETURNING ${PAGE_COLUMNS}`,
       );
@@ -174,37 +179,33 @@ export class SqliteJobStore implements JobStore {
 
   async claimPages(jobId: string, n: number): Promise<PageRecord[]> {
     if (n <= 0) return [];
-    const rows = this.db
-      .prepare(
-        `UPDATE job_pages SET state = 'active', attempts = attempts + 1
+    const rows = this.sql(
+      `UPDATE job_pages SET state = 'active', attempts = attempts + 1
          WHERE seq IN (SELECT seq FROM job_pages WHERE job_id = ? AND state = 'queued' ORDER BY seq LIMIT ?)
          RETURNING ${PAGE_COLUMNS}`,
-      )
-      .all(jobId, n) as unknown as PageRow[];
+    ).all(jobId, n) as unknown as PageRow[];
     return rows.map(pageFromRow).sort(bySeq);
   }
 
   async requeueActive(jobId: string, pageId?: string): Promise<number> {
-    const result = this.db
-      .prepare(
-        "UPDATE job_pages SET state = 'queued' WHERE job_id = ? AND state = 'active' AND (? IS NULL OR id = ?)",
-      )
-      .run(jobId, pageId ?? null, pageId ?? null);
+    const result = this.sql(
+      "UPDATE job_pages SET state = 'queued' WHERE job_id = ? AND state = 'active' AND (? IS NULL OR id = ?)",
+    ).run(jobId, pageId ?? null, pageId ?? null);
     return Number(result.changes);
   }
 
   async completePage(pageId: string, document: Buffer, credits: number, at: string): Promise<void> {
     this.transaction(() => {
-      const row = this.db
-        .prepare(
-          `UPDATE job_pages SET state = 'done', credits = ?, finished_at = ? WHERE id = ? AND state = 'active'
+      const row = this.sql(
+        `UPDATE job_pages SET state = 'done', credits = ?, finished_at = ? WHERE id = ? AND state = 'active'
            RETURNING job_id`,
-        )
-        .get(credits, at, pageId) as { job_id: string } | undefined;
+      ).get(credits, at, pageId) as { job_id: string } | undefined;
       if (!row) return;
-      this.db
-        .prepare('INSERT INTO job_documents (job_id, page_id, body) VALUES (?, ?, ?)')
-        .run(row.job_id, pageId, document);
+      this.sql('INSERT INTO job_documents (job_id, page_id, body) VALUES (?, ?, ?)').run(
+        row.job_id,
+        pageId,
+        document,
+      );
     });
   }
 
@@ -213,65 +214,61 @@ export class SqliteJobStore implements JobStore {
     error: { code: string | null; message: string; hidden?: boolean },
     at: string,
   ): Promise<void> {
-    this.db
-      .prepare(
-        `UPDATE job_pages SET state = 'failed', finished_at = ?, error_code = ?, error_message = ?, error_hidden = ?
+    this.sql(
+      `UPDATE job_pages SET state = 'failed', finished_at = ?, error_code = ?, error_message = ?, error_hidden = ?
          WHERE id = ? AND state = 'active'`,
-      )
-      .run(at, error.code, error.message, Number(error.hidden ?? false), pageId);
+    ).run(at, error.code, error.message, Number(error.hidden ?? false), pageId);
   }
 
   async skipQueued(jobId: string): Promise<number> {
-    const result = this.db
-      .prepare("UPDATE job_pages SET state = 'skipped' WHERE job_id = ? AND state = 'queued'")
-      .run(jobId);
+    const result = this.sql(
+      "UPDATE job_pages SET state = 'skipped' WHERE job_id = ? AND state = 'queued'",
+    ).run(jobId);
     return Number(result.changes);
   }
 
   async pageCounts(jobId: string): Promise<PageCounts> {
-    const rows = this.db
-      .prepare('SELECT state, count(*) AS n FROM job_pages WHERE job_id = ? GROUP BY state')
-      .all(jobId) as unknown as { state: PageState; n: number }[];
+    const rows = this.sql('SELECT state, count(*) AS n FROM job_pages WHERE job_id = ? GROUP BY state').all(
+      jobId,
+    ) as unknown as { state: PageState; n: number }[];
     return pageCountsFrom(rows);
   }
 
   async creditsUsed(jobId: string): Promise<number> {
-    const row = this.db
-      .prepare("SELECT coalesce(sum(credits), 0) AS n FROM job_pages WHERE job_id = ? AND state = 'done'")
-      .get(jobId) as { n: number };
+    const row = this.sql(
+      "SELECT coalesce(sum(credits), 0) AS n FROM job_pages WHERE job_id = ? AND state = 'done'",
+    ).get(jobId) as { n: number };
     return row.n;
   }
 
   async readDocuments(jobId: string, skip: number, limit: number): Promise<Buffer[]> {
-    const rows = this.db
-      .prepare('SELECT body FROM job_documents WHERE job_id = ? ORDER BY seq LIMIT ? OFFSET ?')
-      .all(jobId, limit, skip) as unknown as { body: Uint8Array }[];
+    const rows = this.sql(
+      'SELECT body FROM job_documents WHERE job_id = ? ORDER BY seq LIMIT ? OFFSET ?',
+    ).all(jobId, limit, skip) as unknown as { body: Uint8Array }[];
     return rows.map((r) => Buffer.from(r.body));
   }
 
   async countDocuments(jobId: string): Promise<number> {
-    const row = this.db.prepare('SELECT count(*) AS n FROM job_documents WHERE job_id = ?').get(jobId) as {
+    const row = this.sql('SELECT count(*) AS n FROM job_documents WHERE job_id = ?').get(jobId) as {
       n: number;
     };
     return row.n;
   }
 
   async readErrors(jobId: string): Promise<{ errors: PageError[]; robotsBlocked: string[] }> {
-    const failed = this.db
-      .prepare(
-        `SELECT id, finished_at, url, error_code, error_message FROM job_pages
+    const failed = this.sql(
+      `SELECT id, finished_at, url, error_code, error_message FROM job_pages
          WHERE job_id = ? AND state = 'failed' AND error_hidden = 0 ORDER BY finished_at, seq`,
-      )
-      .all(jobId) as unknown as {
+    ).all(jobId) as unknown as {
       id: string;
       finished_at: string;
       url: string;
       error_code: string | null;
       error_message: string;
     }[];
-    const blocked = this.db
-      .prepare("SELECT url FROM job_pages WHERE job_id = ? AND state = 'blocked' ORDER BY seq")
-      .all(jobId) as unknown as { url: string }[];
+    const blocked = this.sql(
+      "SELECT url FROM job_pages WHERE job_id = ? AND state = 'blocked' ORDER BY seq",
+    ).all(jobId) as unknown as { url: string }[];
     return {
       errors: failed.map((r) => ({
         id: r.id,
@@ -287,13 +284,13 @@ export class SqliteJobStore implements JobStore {
   async purgeJobs(now: string): Promise<number> {
     // Pages, documents and deliveries go with their job (ON DELETE CASCADE; SqliteStore turns
     // foreign keys on).
-    return Number(this.db.prepare('DELETE FROM jobs WHERE expires_at < ?').run(now).changes);
+    return Number(this.sql('DELETE FROM jobs WHERE expires_at < ?').run(now).changes);
   }
 
   async queueWebhook(delivery: WebhookDelivery): Promise<void> {
-    this.db
-      .prepare(`INSERT INTO webhook_deliveries (${WEBHOOK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(...webhookValues(delivery));
+    this.sql(`INSERT INTO webhook_deliveries (${WEBHOOK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
+      ...webhookValues(delivery),
+    );
   }
 
   async claimWebhooks(owner: string, now: string, until: string, n: number): Promise<WebhookDelivery[]> {
@@ -301,31 +298,25 @@ export class SqliteJobStore implements JobStore {
     return this.transaction(() => {
       // A job's oldest delivery only, and only while no claim on it lasts (a failed one is put
       // back due later, unclaimed): its later events wait behind it.
-      const rows = this.db
-        .prepare(
-          `SELECT seq, ${WEBHOOK_COLUMNS} FROM webhook_deliveries d
+      const rows = this.sql(
+        `SELECT seq, ${WEBHOOK_COLUMNS} FROM webhook_deliveries d
            WHERE next_at <= ? AND (lease_owner IS NULL OR lease_until < ?)
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.job_id = d.job_id AND e.seq < d.seq)
            ORDER BY next_at, seq LIMIT ?`,
-        )
-        .all(now, now, n) as unknown as (WebhookRow & { seq: number })[];
-      const claim = this.db.prepare(
-        'UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE seq = ?',
-      );
+      ).all(now, now, n) as unknown as (WebhookRow & { seq: number })[];
+      const claim = this.sql('UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE seq = ?');
       for (const row of rows) claim.run(owner, until, row.seq);
       return rows.map(webhookFromRow);
     });
   }
 
   async removeWebhook(id: string): Promise<void> {
-    this.db.prepare('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
+    this.sql('DELETE FROM webhook_deliveries WHERE id = ?').run(id);
   }
 
   async retryWebhook(id: string, attempts: number, nextAt: string): Promise<void> {
-    this.db
-      .prepare(
-        'UPDATE webhook_deliveries SET attempts = ?, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?',
-      )
-      .run(attempts, nextAt, id);
+    this.sql(
+      'UPDATE webhook_deliveries SET attempts = ?, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?',
+    ).run(attempts, nextAt, id);
   }
 }

@@ -267,6 +267,15 @@ for (const { name, open } of stores) {
         blocked: 2,
         skipped: 1,
       });
+      // Skipped queued pages free their slots; a page put back in the queue keeps its own.
+      assert.equal(await jobs.skipQueued(job.id), 53);
+      assert.deepEqual(urls(await jobs.enqueuePages(job.id, [page('r0')], 2)), ['https://example.com/r0']);
+      assert.deepEqual(urls(await jobs.claimPages(job.id, 1)), ['https://example.com/r0']);
+      await jobs.requeueActive(job.id);
+      assert.deepEqual(await jobs.enqueuePages(job.id, [page('r1')], 2), []);
+      assert.deepEqual(urls(await jobs.enqueuePages(job.id, [page('r1'), page('r2')], 3)), [
+        'https://example.com/r1',
+      ]);
     });
 
     it('claims queued pages lowest seq first, counting an attempt on each', async () => {
