@@ -134,9 +134,13 @@ export interface CrawlRequest {
   zeroDataRetention: boolean;
 }
 
-/** A scrape request for `url` with the job's scrape options (checked when the job was made). */
-export function pageScrape(options: JobOptions, url: string): ScrapeRequest {
-  return validateScrapeBody({ ...options.scrapeOptions, url });
+/**
+ * The scrape request of each of a job's pages: its scrape options (checked when the job was made)
+ * read once, the page's URL put in. The URLs are the crawler's or the batch's, checked already.
+ */
+export function pageScrapes(options: JobOptions): (url: string) => ScrapeRequest {
+  const template = validateScrapeBody({ ...options.scrapeOptions, url: 'https://example.com/' });
+  return (url) => ({ ...template, url, sourceURL: url });
 }
 
 /**

@@ -4,6 +4,7 @@ import { RobotsRules } from '../crawl/robots.ts';
 import { type FetchResource, sitemapCandidates, sitemapUrls } from '../crawl/sitemaps.ts';
 import { ApiError } from '../errors.ts';
 import { limits } from '../limits.ts';
+import type { ScrapeRequest } from '../options/scrape-options.ts';
 import type { CallerLog } from '../pipeline/convert-to-answer.ts';
 import type { Closable } from '../pipeline/deadline.ts';
 import type { CreditHold, Credits } from '../quota/credits.ts';
@@ -11,7 +12,7 @@ import { type TeamSettingsCache, underZdrPolicy } from '../quota/team-settings.t
 import type { UploadBudget } from '../quota/upload-budget.ts';
 import { fetchUrl } from '../scrape/fetch-url.ts';
 import { type ScrapeDeps, scrapePage } from '../scrape/scrape-page.ts';
-import { type JobOptions, pageScrape } from './job-requests.ts';
+import { type JobOptions, pageScrapes } from './job-requests.ts';
 import type { JobRecord, JobStore, NewPage, PageRecord } from './job-store.ts';
 import type { WebhookSpec } from './webhook-spec.ts';
 import type { WebhookSender } from './webhooks.ts';
@@ -179,6 +180,8 @@ class JobDrive {
   private readonly webhook: WebhookSpec | undefined;
   private frontier: Frontier | undefined;
   private outOfCredits = false;
+  /** Made at the first page, inside its error handling (options stored by an older version may fail). */
+  private scrapeOf: ((url: string) => ScrapeRequest) | undefined;
 
   constructor(
     deps: JobRunnerDeps,
@@ -365,10 +368,11 @@ class JobDrive {
     }
     const hold = this.deps.uploads.open(this.job.team);
     try {
-      const scrape = pageScrape(this.options, page.url);
+      this.scrapeOf ??= pageScrapes(this.options);
+      const scrape = this.scrapeOf(page.url);
       const options = underZdrPolicy(scrape.options, (await this.deps.teams.get(this.job.team)).zdr);
       const outcome = await scrapePage(this.deps, {
-        caller: { team: this.job.team, keyId: this.job.keyId, log: this.deps.log },
+        caller: { team: this.job.team, keyId: this.job.keyId, log: this.deps.log, background: true },
         scrape,
         options,
         hold,

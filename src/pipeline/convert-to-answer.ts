@@ -41,6 +41,8 @@ export interface Caller {
   keyId: string;
   log: CallerLog;
   audit?: { format?: string | null };
+  /** A job's page, which nobody waits on: its conversion yields the CPU to everyone's requests. */
+  background?: boolean;
 }
 
 /** The part of a logger conversions use (Fastify's request logger has it). */
@@ -103,6 +105,7 @@ async function convert(
             enrich,
             origin: input.origin,
             piiModel,
+            background: caller.background,
           },
           { team: caller.team, key: caller.keyId },
           clock.signal,

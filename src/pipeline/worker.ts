@@ -13,6 +13,8 @@ process.once('disconnect', () => process.exit(0));
 
 export interface WorkerJob extends ParseJob {
   envelope: EnvelopeMetadata;
+  /** Work nobody waits on (a crawl's or a batch's page): it runs in the background from the start. */
+  background?: boolean;
 }
 
 /**
@@ -32,10 +34,10 @@ export interface PooledJob extends Omit<WorkerJob, 'bytes'> {
  */
 export default async function run(pooled: PooledJob): Promise<WorkerReply> {
   // The pool puts a long conversion in the background (running, a message tells it whose process
-  // this is); every job starts in the foreground again. Where niceness could not be put back,
-  // it is never lowered.
+  // this is); every job but a background one starts in the foreground again. Where niceness could
+  // not be put back, it is never lowered.
   process.send?.({ converting: process.pid });
-  if (mayRaisePriority) setThreadsNice(process.pid, 0);
+  if (mayRaisePriority) setThreadsNice(process.pid, pooled.background ? limits.backgroundNice : 0);
   const socketPath = process.env.QUIRE_BULK_SOCKET ?? '';
   const { answerToken, bytes, ...rest } = pooled;
   const job: WorkerJob = {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { limits } from '../../src/limits.ts';
 import { mayRaisePriority } from '../../src/process-priority.ts';
 import { embeddedOnly, inClusterPass } from '../helpers/mode.ts';
 import { ocrWithin, pagesToRecognise } from '../helpers/pdf.ts';
 import { parse, type RunningServer, useServer } from '../helpers/server.ts';
 import { childrenOf, niceOf, otherTeamKey, waitFor } from '../helpers/sessions.ts';
+import { Site } from '../helpers/site.ts';
 
 /**
  * The fair queue over a server's real pool of conversion processes: one team's long conversions
@@ -163,4 +164,45 @@ describe('fair queue on two workers', () => {
       await Promise.allSettled(long);
     },
   );
+});
+
+describe("a job's pages on one worker", () => {
+  const site = new Site();
+  const server = useServer({
+    QUIRE_WORKERS: '1',
+    QUIRE_SPARE_WORKERS: '0',
+    QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1',
+    // Info, for the line each job logs as it finishes.
+    QUIRE_LOG_LEVEL: 'info',
+  });
+  before(() => site.listen());
+  after(() => site.close());
+
+  it('converts a batch scrape’s pages in the background and the next request in the foreground', async (t) => {
+    if (!mayRaisePriority) {
+      t.skip('this process may not raise a priority back, so Quire never lowers one');
+      return;
+    }
+    site.page('/quay', '<h1>Quay</h1><p>The quay is where the boats tie up for the night.</p>');
+    const [worker] = childrenOf(server().conversionProcess.pid!);
+    assert.ok(worker, 'the pool has its one worker');
+    assert.equal((await smallParse(server(), server().key, 'Before')).status, 200);
+    assert.equal(niceOf(worker), 0, 'a request’s conversion runs in the foreground');
+
+    const finished = server().waitForOutput(
+      /"status":"completed".*"msg":"job finished"/,
+      server().output().length,
+    );
+    const started = await fetch(`${server().url}/v2/batch/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server().key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: [`${site.url}/quay`], formats: ['markdown'] }),
+    });
+    assert.equal(started.status, 200, await started.clone().text());
+    await finished;
+    assert.equal(niceOf(worker), limits.backgroundNice, 'nobody waits on a job’s page: it yields the CPU');
+
+    assert.equal((await smallParse(server(), server().key, 'After')).status, 200);
+    assert.equal(niceOf(worker), 0, 'the next request’s conversion is in the foreground again');
+  });
 });
