@@ -482,7 +482,7 @@ function jobPaths(
     },
   });
   const zdr =
-    '`zeroDataRetention`, asked or forced by the team, is refused: a job keeps its documents in the store until they are read and purged.';
+    'Under `zeroDataRetention`, asked or forced by the team, each document is kept only until it is handed over (a status page once the job has ended, the watcher or a webhook), then deleted; `next` then has no `skip`.';
   return {
     '/v2/crawl': {
       post: {
@@ -509,7 +509,7 @@ function jobPaths(
           },
           '400': {
             description:
-              'Invalid request (naming `body.<field>` or `body.scrapeOptions.<field>`), a pattern that does not compile, a prompt that neither the model nor the rules could read, or zeroDataRetention',
+              'Invalid request (naming `body.<field>` or `body.scrapeOptions.<field>`), a pattern that does not compile, or a prompt that neither the model nor the rules could read',
             content: json(errorBody('BAD_REQUEST')),
           },
           '401': shared['401'],
@@ -581,7 +581,7 @@ function jobPaths(
           },
           '400': {
             description:
-              'Invalid request (naming `body.<field>`), no valid URL at all, an invalid URL with ignoreInvalidURLs false, or zeroDataRetention',
+              'Invalid request (naming `body.<field>`), no valid URL at all, an invalid URL with ignoreInvalidURLs false, or appendToId with another zeroDataRetention than the batch’s',
             content: json(errorBody('BAD_REQUEST')),
           },
           '401': shared['401'],

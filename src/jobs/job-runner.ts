@@ -370,7 +370,11 @@ class JobDrive {
     try {
       this.scrapeOf ??= pageScrapes(this.options);
       const scrape = this.scrapeOf(page.url);
-      const options = underZdrPolicy(scrape.options, (await this.deps.teams.get(this.job.team)).zdr);
+      // The job's zero data retention covers every page, whatever its scrape options say.
+      const options = underZdrPolicy(
+        this.job.zeroDataRetention ? { ...scrape.options, zeroDataRetention: true } : scrape.options,
+        (await this.deps.teams.get(this.job.team)).zdr,
+      );
       const outcome = await scrapePage(this.deps, {
         caller: { team: this.job.team, keyId: this.job.keyId, log: this.deps.log, background: true },
         scrape,

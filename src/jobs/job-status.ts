@@ -54,7 +54,9 @@ const seconds = (isoTime: string) => `${isoTime.slice(0, 19)}.000Z`;
 /**
  * The status body, spliced from the stored documents' bytes (never parsed and re-encoded): the
  * counts, a page of documents in completion order at most limits.jobStatusBytes long, and
- * `next` only when finished documents remain beyond this page. (Upstream's newer `next`, present
+ * `next` only when finished documents remain beyond this page. Under zero data retention an
+ * ended job's documents are taken out of the store as they are handed over (`skip` has nothing
+ * to count then), as upstream removes a zero-data-retention job's document once it is read. (Upstream's newer `next`, present
  * while the job runs, makes SDK 4.42 follow it until the job ends: one status call that blocks.)
  */
 export async function statusBody(
@@ -63,19 +65,18 @@ export async function statusBody(
   page: StatusPage,
   nextBase: string,
 ): Promise<Buffer> {
-  const [counts, creditsUsed, finished, documents] = await Promise.all([
+  // Under zero data retention nothing is handed over while the job runs: the SDKs' waiters drop
+  // what a running job's status holds and keep the final one's.
+  const kept = !job.zeroDataRetention
+    ? withinBytes(await jobs.readDocuments(job.id, page.skip, page.limit))
+    : job.status === 'scraping'
+      ? []
+      : await jobs.takeDocuments(job.id, page.limit, limits.jobStatusBytes);
+  const [counts, creditsUsed, finished] = await Promise.all([
     jobs.pageCounts(job.id),
     jobs.creditsUsed(job.id),
     jobs.countDocuments(job.id),
-    jobs.readDocuments(job.id, page.skip, page.limit),
   ]);
-  const kept: Buffer[] = [];
-  let bytes = 0;
-  for (const document of documents) {
-    if (kept.length > 0 && bytes + document.length > limits.jobStatusBytes) break;
-    kept.push(document);
-    bytes += document.length + 1;
-  }
   const head: Record<string, unknown> = {
     success: true,
     status: job.status,
@@ -84,9 +85,14 @@ export async function statusBody(
     creditsUsed,
     expiresAt: seconds(job.expiresAt),
   };
-  const after = page.skip + kept.length;
-  if (finished > after)
-    head.next = `${nextBase}?skip=${after}${page.givenLimit !== undefined ? `&limit=${page.givenLimit}` : ''}`;
+  const limit = page.givenLimit !== undefined ? `limit=${page.givenLimit}` : '';
+  if (job.zeroDataRetention) {
+    // What was handed over is gone, so the rest starts at the first again.
+    if (finished > 0 && job.status !== 'scraping') head.next = `${nextBase}${limit ? `?${limit}` : ''}`;
+  } else {
+    const after = page.skip + kept.length;
+    if (finished > after) head.next = `${nextBase}?skip=${after}${limit ? `&${limit}` : ''}`;
+  }
   if (job.status !== 'scraping' && counts.blocked > 0)
     head.warning =
       'One or more pages were unable to be crawled because the robots.txt file prevented this. GET /v2/crawl/{id}/errors lists them under robotsBlocked; ignoreRobotsTxt crawls them.';
@@ -98,6 +104,18 @@ export async function statusBody(
   });
   parts.push(Buffer.from(']}'));
   return Buffer.concat(parts);
+}
+
+/** The first of `documents` that fit in limits.jobStatusBytes together (the first whatever its size). */
+function withinBytes(documents: Buffer[]): Buffer[] {
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  for (const document of documents) {
+    if (kept.length > 0 && bytes + document.length > limits.jobStatusBytes) break;
+    kept.push(document);
+    bytes += document.length + 1;
+  }
+  return kept;
 }
 
 /** One entry of GET /v2/crawl/active, in upstream's mixed casing. */

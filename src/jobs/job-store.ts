@@ -154,8 +154,14 @@ export interface JobStore {
   creditsUsed(jobId: string): Promise<number>;
   /** Documents in completion order, from the `skip`-th, at most `limit`. */
   readDocuments(jobId: string, skip: number, limit: number): Promise<Buffer[]>;
-  /** How many documents the job has finished. */
+  /** How many documents the job has finished (and, under zero data retention, not yet handed over). */
   countDocuments(jobId: string): Promise<number>;
+  /**
+   * Zero data retention's reading: the oldest documents, at most `limit` and `maxBytes` together
+   * (the first whatever its size), removed in the same step, so each is handed over once and
+   * then no longer kept, even to two readers at once.
+   */
+  takeDocuments(jobId: string, limit: number, maxBytes: number): Promise<Buffer[]>;
   readErrors(jobId: string): Promise<{ errors: PageError[]; robotsBlocked: string[] }>;
   /** Delete jobs (pages, documents, deliveries) whose expiry is before `now`; how many jobs. */
   purgeJobs(now: string): Promise<number>;

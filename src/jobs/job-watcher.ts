@@ -180,7 +180,7 @@ export class JobWatcher {
     const [counts, creditsUsed, catchup] = await Promise.all([
       jobs.pageCounts(job.id),
       jobs.creditsUsed(job.id),
-      this.catchupDocuments(job.id),
+      this.catchupDocuments(job),
     ]);
     // An SDK ends its watch on a catch-up whose status is terminal (the JS SDK closes the socket):
     // documents left for the messages after it would be lost, so such a catch-up says scraping
@@ -199,7 +199,7 @@ export class JobWatcher {
       // The status before the count: a job seen ended has stored every document the count then sees.
       const fresh = await jobs.getJob(job.id);
       if (!fresh) return closeWith(ws, 1008, error('Job not found'));
-      sent = await this.sendNew(ws, job.id, sent, signal);
+      sent = await this.sendNew(ws, job, sent, signal);
       if (signal.aborted) return;
       if (fresh.status !== 'scraping') {
         const [final, credits] = await Promise.all([jobs.pageCounts(job.id), jobs.creditsUsed(job.id)]);
@@ -214,7 +214,17 @@ export class JobWatcher {
    * page holds (the one that crosses it goes later, unless it is the first); `more` when the
    * bound left some out.
    */
-  private async catchupDocuments(jobId: string): Promise<{ documents: Buffer[]; more: boolean }> {
+  private async catchupDocuments(job: JobRecord): Promise<{ documents: Buffer[]; more: boolean }> {
+    const jobId = job.id;
+    if (job.zeroDataRetention) {
+      // Taken out of the store as they are handed over (JobStore.takeDocuments).
+      const documents = await this.deps.jobs.takeDocuments(
+        jobId,
+        Number.MAX_SAFE_INTEGER,
+        limits.jobStatusBytes,
+      );
+      return { documents, more: (await this.deps.jobs.countDocuments(jobId)) > 0 };
+    }
     const documents: Buffer[] = [];
     let bytes = 0;
     for (;;) {
@@ -229,8 +239,21 @@ export class JobWatcher {
     }
   }
 
-  /** A `document` message for each document past the `sent` first, a page at a time; the new count. */
-  private async sendNew(ws: WebSocket, jobId: string, sent: number, signal: AbortSignal): Promise<number> {
+  /**
+   * A `document` message for each document past the `sent` first (under zero data retention, for
+   * each one still held, taken as it is sent), a page at a time; the new count.
+   */
+  private async sendNew(ws: WebSocket, job: JobRecord, sent: number, signal: AbortSignal): Promise<number> {
+    const jobId = job.id;
+    if (job.zeroDataRetention) {
+      for (;;) {
+        if (signal.aborted) return sent;
+        const page = await this.deps.jobs.takeDocuments(jobId, limits.jobStatusPage, limits.jobStatusBytes);
+        if (page.length === 0) return sent;
+        await sendDocuments(ws, page);
+        sent += page.length;
+      }
+    }
     const finished = await this.deps.jobs.countDocuments(jobId);
     while (sent < finished && !signal.aborted) {
       const page = await this.deps.jobs.readDocuments(
@@ -240,13 +263,18 @@ export class JobWatcher {
       );
       if (page.length === 0) break;
       // Written before the next page is read: at most a page waits in memory for a slow client.
-      await Promise.all(
-        page.map((document) => send(ws, Buffer.concat([DOCUMENT_HEAD, document, DOCUMENT_TAIL]))),
-      );
+      await sendDocuments(ws, page);
       sent += page.length;
     }
     return sent;
   }
+}
+
+/** A `document` message for each of `documents`, all written. */
+function sendDocuments(ws: WebSocket, documents: Buffer[]): Promise<unknown> {
+  return Promise.all(
+    documents.map((document) => send(ws, Buffer.concat([DOCUMENT_HEAD, document, DOCUMENT_TAIL]))),
+  );
 }
 
 /** `expiresAt` as upstream writes it: milliseconds zeroed. */

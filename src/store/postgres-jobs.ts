@@ -272,6 +272,31 @@ export class PostgresJobStore implements JobStore {
     return rows.map((r) => r.body);
   }
 
+  async takeDocuments(jobId: string, limit: number, maxBytes: number): Promise<Buffer[]> {
+    return this.transaction(async (client) => {
+      // SKIP LOCKED: a document another reader is taking is left to it.
+      const { rows: sizes } = await client.query<{ seq: string; bytes: number }>(
+        `SELECT seq, octet_length(body) AS bytes FROM job_documents WHERE job_id = $1
+         ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [jobId, limit],
+      );
+      const chosen: string[] = [];
+      let bytes = 0;
+      for (const { seq, bytes: size } of sizes) {
+        if (chosen.length > 0 && bytes + size > maxBytes) break;
+        chosen.push(seq);
+        bytes += size;
+      }
+      if (chosen.length === 0) return [];
+      const { rows } = await client.query<{ body: Buffer }>(
+        `WITH taken AS (DELETE FROM job_documents WHERE seq = ANY($1::bigint[]) RETURNING seq, body)
+         SELECT body FROM taken ORDER BY seq`,
+        [chosen],
+      );
+      return rows.map((r) => r.body);
+    });
+  }
+
   async countDocuments(jobId: string): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
       'SELECT count(*) AS n FROM job_documents WHERE job_id = $1',

@@ -248,6 +248,25 @@ export class SqliteJobStore implements JobStore {
     return rows.map((r) => Buffer.from(r.body));
   }
 
+  async takeDocuments(jobId: string, limit: number, maxBytes: number): Promise<Buffer[]> {
+    return this.transaction(() => {
+      const sizes = this.sql(
+        'SELECT seq, length(body) AS bytes FROM job_documents WHERE job_id = ? ORDER BY seq LIMIT ?',
+      ).all(jobId, limit) as unknown as { seq: number; bytes: number }[];
+      const read = this.sql('SELECT body FROM job_documents WHERE seq = ?');
+      const remove = this.sql('DELETE FROM job_documents WHERE seq = ?');
+      const taken: Buffer[] = [];
+      let bytes = 0;
+      for (const { seq, bytes: size } of sizes) {
+        if (taken.length > 0 && bytes + size > maxBytes) break;
+        taken.push(Buffer.from((read.get(seq) as { body: Uint8Array }).body));
+        remove.run(seq);
+        bytes += size;
+      }
+      return taken;
+    });
+  }
+
   async countDocuments(jobId: string): Promise<number> {
     const row = this.sql('SELECT count(*) AS n FROM job_documents WHERE job_id = ?').get(jobId) as {
       n: number;

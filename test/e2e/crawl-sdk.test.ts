@@ -98,6 +98,21 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     assert.equal(job.status, 'completed');
     assert.deepEqual(job.data.map((d) => d.markdown?.split('\n')[0]).sort(), ['# Bridges', '# Locks']);
     assert.deepEqual((await client.getBatchScrapeErrors(job.id)).errors, []);
+    // Under zero data retention the SDK gets each document once, and then the job holds none.
+    const kept = await client.batchScrape([`${site.url}/guide/locks`], {
+      options: { formats: ['markdown'] },
+      zeroDataRetention: true,
+      pollInterval: 1,
+      timeout: 120,
+    });
+    assert.equal(kept.status, 'completed');
+    assert.deepEqual(
+      [
+        ...kept.data.map((d) => d.markdown?.split('\n')[0]),
+        ...(await client.getBatchScrapeStatus(kept.id)).data,
+      ],
+      ['# Locks'],
+    );
   });
 
   it("works through the Python SDK's request shape: start, status, errors, cancel, map, batch", async () => {

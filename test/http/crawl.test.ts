@@ -312,6 +312,96 @@ describe('crawl, batch scrape and map', () => {
     }
   });
 
+  it('runs a job under zero data retention: each document handed over once, nothing cached', async () => {
+    const store = new SqliteStore(path.join(app().dataDir, 'quire.db'));
+    try {
+      const keys = {
+        asks: (await createApiKey(store, 'private')).key,
+        forced: (await createApiKey(store, 'forced')).key,
+        forbidden: (await createApiKey(store, 'nozdr')).key,
+      };
+      await store.updateTeam('forced', { zdr: 'forced' });
+      await store.updateTeam('nozdr', { zdr: 'forbidden' });
+      const call = async (key: string, at: string, body?: unknown) => {
+        const res = await app().fetch(at, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as Status & { id: string; error: string } };
+      };
+      const urls = [`${site.url}/docs/tides`, `${site.url}/docs/boats`];
+
+      const refused = await call(keys.forbidden, '/v2/batch/scrape', { urls, zeroDataRetention: true });
+      assert.equal(refused.status, 403);
+      assert.match(refused.body.error, /Zero Data Retention \(ZDR\) is not enabled for your team/);
+
+      // One page at a time, the second held until the first is stored: nothing is handed over
+      // while the job runs (an SDK's waiter keeps only the status it reads last).
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let reached!: () => void;
+      const second = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      site.on('/held/boats', (_req, res) => {
+        reached();
+        void held.then(() => res.writeHead(200, { 'content-type': 'text/html' }).end(text('Boats')));
+      });
+      urls[1] = `${site.url}/held/boats`;
+      const { id } = (
+        await call(keys.asks, '/v2/batch/scrape', { urls, zeroDataRetention: true, maxConcurrency: 1 })
+      ).body;
+      await second;
+      const running = (await call(keys.asks, `/v2/batch/scrape/${id}`)).body;
+      assert.deepEqual(
+        [running.status, running.completed, running.data, running.next],
+        ['scraping', 1, [], undefined],
+      );
+      release();
+      await finished(id);
+      const first = (await call(keys.asks, `/v2/batch/scrape/${id}?limit=1`)).body;
+      assert.equal(first.data.length, 1);
+      assert.equal(first.completed, 2);
+      // What was handed over is gone: the rest starts at the first again, so `next` has no skip.
+      const next = new URL(first.next!);
+      assert.equal(next.search, '?limit=1');
+      const rest = (await call(keys.asks, `${next.pathname}${next.search}`)).body;
+      assert.equal(rest.data.length, 1);
+      assert.equal(rest.next, undefined);
+      assert.deepEqual(
+        [...first.data, ...rest.data].map((d) => new URL(d.metadata.sourceURL).pathname).sort(),
+        ['/docs/tides', '/held/boats'],
+      );
+      const again = (await call(keys.asks, `/v2/batch/scrape/${id}`)).body;
+      assert.deepEqual(
+        [again.status, again.completed, again.creditsUsed, again.data],
+        ['completed', 2, 2, []],
+      );
+      // Neither page was kept in the scrape cache, which a batch otherwise fills.
+      const scrape = await call(keys.asks, '/v2/scrape', { url: urls[0], maxAge: 3_600_000 });
+      assert.equal(
+        (scrape.body as unknown as { data: { metadata: { cacheState: string } } }).data.metadata.cacheState,
+        'miss',
+      );
+      const mixed = await call(keys.asks, '/v2/batch/scrape', { urls, appendToId: id });
+      assert.equal(mixed.status, 400);
+      assert.match(mixed.body.error, /body\.zeroDataRetention: the batch .* runs under zero data retention/);
+
+      // A team whose policy forces it gets it without asking.
+      const forced = (
+        await call(keys.forced, '/v2/crawl', { url: `${site.url}/docs/boats/moorings`, sitemap: 'skip' })
+      ).body;
+      await finished(forced.id);
+      assert.equal((await call(keys.forced, `/v2/crawl/${forced.id}`)).body.data.length, 1);
+      assert.deepEqual((await call(keys.forced, `/v2/crawl/${forced.id}`)).body.data, []);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses bad requests with the field named, and unknown jobs with 404', async () => {
     const unknown = await post('/v2/crawl', { url: `${site.url}/`, maxDepth: 2 });
     assert.equal(unknown.status, 400);
@@ -333,12 +423,6 @@ describe('crawl, batch scrape and map', () => {
     assert.match(
       ((await negative.json()) as { error: string }).error,
       /body\.limit must be an integer from 1 to/,
-    );
-    const zdr = await post('/v2/crawl', { url: `${site.url}/`, zeroDataRetention: true });
-    assert.equal(zdr.status, 400);
-    assert.match(
-      ((await zdr.json()) as { error: string }).error,
-      /Zero data retention is not supported for crawls/,
     );
     const missing = await get('/v2/crawl/0190a6f0-0000-7000-8000-000000000000');
     assert.equal(missing.status, 404);

@@ -400,6 +400,28 @@ for (const { name, open } of stores) {
       assert.equal(await jobs.countDocuments(randomUUID()), 0);
     });
 
+    it('takes documents once, oldest first, within a byte bound (the first whatever its size)', async () => {
+      const { job, pages } = await claimed(['p0', 'p1', 'p2', 'p3', 'p4']);
+      const { job: other, pages: otherPages } = await claimed(['o0']);
+      const body = (n: number, size: number) => Buffer.alloc(size, 97 + n);
+      const sizes = [10, 10, 50, 10, 10];
+      for (const [n, size] of sizes.entries()) await jobs.completePage(pages[n]!.id, body(n, size), 1, at(n));
+      await jobs.completePage(otherPages[0]!.id, body(9, 10), 1, at(9));
+
+      assert.deepEqual(await jobs.takeDocuments(job.id, 10, 25), [body(0, 10), body(1, 10)]);
+      assert.deepEqual(await jobs.takeDocuments(job.id, 10, 5), [body(2, 50)]);
+      assert.equal(await jobs.countDocuments(job.id), 2);
+      // Two readers at once: each document goes to one of them.
+      const [a, b] = await Promise.all([
+        jobs.takeDocuments(job.id, 1, 100),
+        jobs.takeDocuments(job.id, 1, 100),
+      ]);
+      assert.deepEqual([...a, ...b].sort(Buffer.compare), [body(3, 10), body(4, 10)]);
+      assert.deepEqual(await jobs.takeDocuments(job.id, 10, 100), []);
+      assert.deepEqual(await jobs.readDocuments(job.id, 0, 10), []);
+      assert.deepEqual(await jobs.readDocuments(other.id, 0, 10), [body(9, 10)]);
+    });
+
     it('lists failed pages in the order they failed (hidden ones not) and blocked URLs by seq', async () => {
       const job = await created();
       await jobs.enqueuePages(

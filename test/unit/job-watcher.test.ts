@@ -247,6 +247,33 @@ describe('the job watcher', () => {
     ]);
   });
 
+  it('hands each document of a zero-data-retention job over once, then keeps it no more', async () => {
+    const job = await newJob(3, { zeroDataRetention: true });
+    await job.finish();
+    const first = new Watch(`${base}/v2/crawl/${job.id}`, { protocol: 'key-a' });
+    await first.count(1);
+    assert.deepEqual(
+      first.messages[0]?.data.data?.map((d) => d.n),
+      [0],
+    );
+    await job.finish();
+    await first.count(2);
+    assert.equal(first.messages[1]?.data.n, 1);
+    first.socket.close();
+    await first.closed;
+    assert.equal(await store.jobs.countDocuments(job.id), 0);
+    // A second watcher gets only what finished since.
+    await job.finish();
+    await job.end();
+    const second = new Watch(`${base}/v2/crawl/${job.id}`, { protocol: 'key-a' });
+    assert.deepEqual(await second.closed, { code: 1000, reason: '{"type":"done"}' });
+    assert.deepEqual(
+      second.messages[0]?.data.data?.map((d) => d.n),
+      [2],
+    );
+    assert.equal(second.messages[0]?.data.completed, 3);
+  });
+
   it('prefers the Authorization header to the subprotocol, and echoes the protocol anyway', async () => {
     const job = await newJob(1);
     await job.finish();

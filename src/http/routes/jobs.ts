@@ -5,7 +5,7 @@ import { previewCrawlOptions } from '../../crawl/preview.ts';
 import { readPromptByRules } from '../../crawl/prompt-rules.ts';
 import { siteStructure } from '../../crawl/site-structure.ts';
 import type { LanguageModel } from '../../enrich/llm/provider.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError, badRequest } from '../../errors.ts';
 import { type CrawlRequest, validateBatchBody, validateCrawlBody } from '../../jobs/job-requests.ts';
 import type { JobRunner, StoredOptions } from '../../jobs/job-runner.ts';
 import { activeEntry, jobNotFound, statusBody, statusPage, teamJob } from '../../jobs/job-status.ts';
@@ -119,7 +119,13 @@ async function errors(deps: JobRouteDeps, request: FastifyRequest) {
 async function createJob(
   deps: JobRouteDeps,
   request: FastifyRequest,
-  job: { kind: JobKind; url: string | null; options: StoredOptions; webhook: unknown },
+  job: {
+    kind: JobKind;
+    url: string | null;
+    options: StoredOptions;
+    webhook: unknown;
+    zeroDataRetention: boolean;
+  },
 ): Promise<string> {
   const now = Date.now();
   const id = uuidv7(now);
@@ -132,7 +138,7 @@ async function createJob(
     options: JSON.stringify(job.options),
     webhook: job.webhook === undefined ? null : JSON.stringify(job.webhook),
     status: 'scraping',
-    zeroDataRetention: false,
+    zeroDataRetention: job.zeroDataRetention,
     createdAt: iso(now),
     expiresAt: iso(now + limits.jobRetentionMs),
     robots: null,
@@ -141,18 +147,12 @@ async function createJob(
 }
 
 /**
- * Refuse zero data retention, asked or forced by the team's policy (403 when the team forbids it).
- * A job keeps its documents in the store until they are read and purged, which zero data
- * retention rules out, so such a job is refused (400) rather than run against its terms.
+ * Whether the job runs under zero data retention, asked or forced by the team's policy (403 when
+ * the team forbids it): its pages are converted as a parse under it is, and each document is kept
+ * only until it is handed over (JobStore.takeDocuments).
  */
-async function refuseZdr(deps: JobRouteDeps, team: string, asked: boolean): Promise<void> {
-  if (!underZdrPolicy({ zeroDataRetention: asked }, (await deps.teams.get(team)).zdr).zeroDataRetention)
-    return;
-  throw new ApiError(
-    400,
-    undefined,
-    'Zero data retention is not supported for crawls and batch scrapes in this Quire build: a job keeps its documents in the store until they are read and purged. Scrape each page with zeroDataRetention instead.',
-  );
+async function jobZdr(deps: JobRouteDeps, team: string, asked: boolean): Promise<boolean> {
+  return underZdrPolicy({ zeroDataRetention: asked }, (await deps.teams.get(team)).zdr).zeroDataRetention;
 }
 
 /**
@@ -164,7 +164,7 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
   app.post('/v2/crawl', async (request) => {
     const crawl = validateCrawlBody(request.body);
     const team = request.principal!.team;
-    await refuseZdr(deps, team, crawl.zeroDataRetention);
+    const zeroDataRetention = await jobZdr(deps, team, crawl.zeroDataRetention);
     const balance = await balanceFor(deps, team);
     const promptGeneratedOptions = await applyPrompt(deps, request, crawl);
     const crawler = crawl.options.crawler!;
@@ -177,6 +177,7 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
       url: crawl.url,
       options: { crawler, scrapeOptions, maxConcurrency: crawler.maxConcurrency, base },
       webhook: crawl.webhook,
+      zeroDataRetention,
     });
     deps.runner.kick(id);
     return {
@@ -198,13 +199,18 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
   app.post('/v2/batch/scrape', async (request) => {
     const batch = validateBatchBody(request.body);
     const team = request.principal!.team;
-    await refuseZdr(deps, team, batch.zeroDataRetention);
+    const zeroDataRetention = await jobZdr(deps, team, batch.zeroDataRetention);
     await balanceFor(deps, team);
     const base = publicBase(deps.config, request).http;
     let id: string;
     if (batch.appendToId) {
       const job = await teamJob(deps.store.jobs, batch.appendToId, team);
       if (job.kind !== 'batch') throw jobNotFound();
+      // The batch's documents are kept one way: its own.
+      if (job.zeroDataRetention !== zeroDataRetention)
+        throw badRequest(
+          `body.zeroDataRetention: the batch ${job.id} runs ${job.zeroDataRetention ? 'under' : 'without'} zero data retention; URLs appended to it must too`,
+        );
       id = job.id;
       if (job.status !== 'scraping')
         await deps.store.jobs.updateJob(id, { status: 'scraping', completedAt: null });
@@ -215,6 +221,7 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
         url: null,
         options: { crawler: null, scrapeOptions, maxConcurrency: batch.maxConcurrency, base },
         webhook: batch.webhook,
+        zeroDataRetention,
       });
     }
     // Duplicates are scraped as often as listed, as upstream does: each entry is its own page.
