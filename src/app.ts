@@ -11,6 +11,7 @@ import { RedisTeamConcurrency } from './quota/redis-team-concurrency.ts';
 import { InProcessTeamConcurrency, type TeamConcurrency } from './quota/team-concurrency.ts';
 import { TeamSettingsCache } from './quota/team-settings.ts';
 import { UploadBudget } from './quota/upload-budget.ts';
+import type { ResolveAll } from './scrape/vetted-address.ts';
 import type { SessionTimers } from './sessions/session-clock.ts';
 import { SessionService } from './sessions/session-service.ts';
 import { createApiKey } from './store/api-keys.ts';
@@ -36,10 +37,13 @@ export async function createApp(
   {
     logStream,
     sessionTimers,
+    resolveAll,
   }: {
     logStream?: NodeJS.WritableStream;
     /** The clock sessions run on; a test passes one it moves. */
     sessionTimers?: SessionTimers;
+    /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
+    resolveAll?: ResolveAll;
   } = {},
 ): Promise<App> {
   // What only a cluster uses (PostgreSQL, Redis, BullMQ: hundreds of modules) is loaded only when
@@ -111,6 +115,7 @@ export async function createApp(
     sessions,
     metrics,
     logStream,
+    resolveAll,
   });
   queue?.useLogger(server.log);
   const closeQuietConnections = quietConnectionCloser(server.server);

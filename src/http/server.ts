@@ -27,6 +27,7 @@ import { WebhookSender } from '../jobs/webhooks.ts';
 import { AdBlocker } from '../scrape/ad-filter.ts';
 import { ScrapeRenderer } from '../scrape/render/renderer.ts';
 import { ScrapeCache } from '../scrape/scrape-cache.ts';
+import type { ResolveAll } from '../scrape/vetted-address.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
@@ -52,6 +53,8 @@ export interface ServerDeps {
   metrics: Metrics;
   /** Where the JSON log lines go: standard output unless given (tests read them in-process). */
   logStream?: NodeJS.WritableStream;
+  /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
+  resolveAll?: ResolveAll;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -200,6 +203,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const webhooks = new WebhookSender(deps.store.jobs, {
     secret: deps.config.QUIRE_WEBHOOK_SECRET || undefined,
     policy: scrapePolicy,
+    resolveAll: deps.resolveAll,
     log: app.log,
   });
   // Crawls and batch scrapes: driven here, or by any process of the cluster whose lease ends first.
@@ -209,6 +213,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     concurrency: deps.concurrency,
     model,
     policy: scrapePolicy,
+    resolveAll: deps.resolveAll,
     renderer,
     config: deps.config,
     cache: scrapeCache,
@@ -322,12 +327,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       credits: deps.credits,
       model,
       policy: scrapePolicy,
+      resolveAll: deps.resolveAll,
       renderer,
       config: deps.config,
       cache: scrapeCache,
       adBlocker,
     });
-    v2.register(crawlPreviewRoutes, { model, uploads: deps.uploads, policy: scrapePolicy });
+    v2.register(crawlPreviewRoutes, {
+      model,
+      uploads: deps.uploads,
+      policy: scrapePolicy,
+      resolveAll: deps.resolveAll,
+    });
     v2.register(jobRoutes, {
       store: deps.store,
       runner: jobRunner,
@@ -335,10 +346,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       teams: deps.teams,
       uploads: deps.uploads,
       policy: scrapePolicy,
+      resolveAll: deps.resolveAll,
       model,
       config: deps.config,
     });
-    v2.register(mapRoutes, { credits: deps.credits, uploads: deps.uploads, policy: scrapePolicy });
+    v2.register(mapRoutes, {
+      credits: deps.credits,
+      uploads: deps.uploads,
+      policy: scrapePolicy,
+      resolveAll: deps.resolveAll,
+    });
     // Upstream serves every session route under both names (behaviour doc §7).
     for (const prefix of ['/v2/interact', '/v2/browser']) {
       v2.register(interactRoutes, { prefix, sessions: deps.sessions, config: deps.config });

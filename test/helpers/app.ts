@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { ResolveAll } from '../../src/scrape/vetted-address.ts';
 import type { SessionTimers } from '../../src/sessions/session-clock.ts';
 import { forBlock } from './block-resource.ts';
 import { testEnv } from './test-env.ts';
@@ -33,6 +34,12 @@ export interface InProcessApp extends HttpTarget {
   close(): Promise<void>;
 }
 
+/** What a test may put in place of the real thing: the sessions' clock, the resolver of host names. */
+export interface AppOptions {
+  sessionTimers?: SessionTimers;
+  resolveAll?: ResolveAll;
+}
+
 /**
  * Builds Quire's API in this process (createApp, as `npm start` does, less the listening
  * socket) on the embedded defaults and `env`. The conversion workers are real child processes
@@ -42,7 +49,7 @@ export interface InProcessApp extends HttpTarget {
  */
 export async function startApp(
   env: Record<string, string> = {},
-  { sessionTimers }: { sessionTimers?: SessionTimers } = {},
+  { sessionTimers, resolveAll }: AppOptions = {},
 ): Promise<InProcessApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-app-'));
   const key = `test-key-${Math.random().toString(36).slice(2)}`;
@@ -57,7 +64,7 @@ export async function startApp(
     output += chunk.toString();
     for (const check of waiters) check();
   });
-  const app = await createApp(loadConfig(process.env), { logStream, sessionTimers });
+  const app = await createApp(loadConfig(process.env), { logStream, sessionTimers, resolveAll });
   return {
     app,
     key,
@@ -88,9 +95,9 @@ export async function startApp(
 }
 
 /** One in-process app for a whole `describe` block (or file): built before its tests, closed after. */
-export function useApp(env: Record<string, string> = {}): () => InProcessApp {
+export function useApp(env: Record<string, string> = {}, options: AppOptions = {}): () => InProcessApp {
   return forBlock(
-    () => startApp(env),
+    () => startApp(env, options),
     (app) => app.close(),
     'the app',
   );

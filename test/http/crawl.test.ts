@@ -7,6 +7,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { useApp } from '../helpers/app.ts';
 import { para, run, wordPackage } from '../helpers/docx.ts';
 import { pagesOf } from '../helpers/pdf.ts';
+import { appShell } from '../helpers/scrape-pages.ts';
 import { Site } from '../helpers/site.ts';
 
 /**
@@ -446,8 +447,10 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
       `${text('Library')}<a href="/lib/guide.pdf">Guide</a> <a href="/lib/notes.docx">Notes</a> <a href="/lib/old">Old</a>
        <a href="/lib/gone">Gone</a> <a href="/lib/broken">Broken</a> <a href="/lib/list?page=1">List</a>
        <a href="/lib/list?page=1&amp;utm_source=feed">List again</a> <a href="http://other.example/lib/">Elsewhere</a>
-       <a href="/lib/list-print">Printable list</a> <a href="/lib/alias">Alias</a>`,
+       <a href="/lib/list-print">Printable list</a> <a href="/lib/alias">Alias</a> <a href="/lib/app">App</a>`,
     );
+    // A page whose content only its scripts write: the crawl renders it as a scrape would.
+    lib.page('/lib/app', appShell).serve('/api/text', 'text/plain', 'Fetched: the lock keepers’ rota.');
     lib.serve(
       '/lib/guide.pdf',
       'application/pdf',
@@ -475,7 +478,10 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
   });
   after(() => lib.close());
 
-  it('parses documents as uploads, follows redirect chains, keeps failures as pages, one document per page and canonical copy', async () => {
+  // A browser starts for the page that needs one: slow on a loaded machine.
+  it('parses documents as uploads, renders a page that needs JavaScript, follows redirect chains, keeps failures as pages, one document per page and canonical copy', {
+    timeout: 280_000,
+  }, async () => {
     const headers = { authorization: `Bearer ${app().key}`, 'content-type': 'application/json' };
     const start = await app().fetch('/v2/crawl', {
       method: 'POST',
@@ -489,6 +495,7 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     assert.deepEqual([...byPath.keys()].sort(), [
       '/lib/',
       '/lib/alias',
+      '/lib/app',
       '/lib/broken',
       '/lib/gone',
       '/lib/guide.pdf',
@@ -498,6 +505,10 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     ]);
     assert.match(byPath.get('/lib/guide.pdf')?.markdown ?? '', /Lock keeping, part one[\s\S]*part two/);
     assert.match(byPath.get('/lib/notes.docx')?.markdown ?? '', /Notes on mooring in strong currents/);
+    assert.match(
+      byPath.get('/lib/app')?.markdown ?? '',
+      /# Rendered harbour[\s\S]*Fetched: the lock keepers’ rota/,
+    );
     // A redirect chain is one page, at its end.
     const moved = byPath.get('/lib/old')!;
     assert.equal((moved.metadata as { url?: string }).url, `${lib.url}/lib/new`);

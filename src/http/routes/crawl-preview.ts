@@ -9,12 +9,15 @@ import { limits } from '../../limits.ts';
 import { describeIssue } from '../../options/validate.ts';
 import { deadline } from '../../pipeline/deadline.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
+import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 
 export interface CrawlPreviewRouteDeps {
   model: LanguageModel | undefined;
   uploads: UploadBudget;
   policy: NetPolicy;
+  /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
+  resolveAll?: ResolveAll;
 }
 
 /** Upstream's answer whenever the prompt cannot be turned into options, a missing model included. */
@@ -29,8 +32,7 @@ const ruleWarning = (why: string) =>
  * configured model beside the site's URLs, else by the rule-based reader with a top-level
  * `warning` (where the SDK's crawlParamsPreview() looks for one; `data` stays options a crawl
  * takes). A failing model falls back to the rules too, as summary and json fall back rather than
- * fail (behaviour doc, decision 7). There is no crawl in this build; the preview shows what a
- * crawl would be given.
+ * fail (behaviour doc, decision 7).
  */
 export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPreviewRouteDeps): Promise<void> {
   app.post('/v2/crawl/params-preview', async (request, reply) => {
@@ -45,7 +47,12 @@ export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPrevie
     reply.raw.once('close', hold.releaseAll);
     const clock = deadline(limits.previewTimeoutMs, 'crawl preview', request.raw.socket);
     try {
-      const site = await siteStructure(url, { policy: deps.policy, hold, signal: clock.signal });
+      const site = await siteStructure(url, {
+        policy: deps.policy,
+        resolveAll: deps.resolveAll,
+        hold,
+        signal: clock.signal,
+      });
       let why = 'No language model is configured';
       if (deps.model) {
         try {

@@ -16,6 +16,7 @@ import { deadline } from '../../pipeline/deadline.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
+import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 import { uuidv7 } from '../../sessions/tokens.ts';
 import type { Store } from '../../store/store.ts';
@@ -28,6 +29,8 @@ export interface JobRouteDeps {
   teams: TeamSettingsCache;
   uploads: UploadBudget;
   policy: NetPolicy;
+  /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
+  resolveAll?: ResolveAll;
   model: LanguageModel | undefined;
   config: Config;
 }
@@ -54,7 +57,12 @@ async function applyPrompt(
   const hold = deps.uploads.open(request.principal!.team);
   const clock = deadline(limits.previewTimeoutMs, 'crawl prompt', request.raw.socket);
   try {
-    const site = await siteStructure(crawl.url, { policy: deps.policy, hold, signal: clock.signal });
+    const site = await siteStructure(crawl.url, {
+      policy: deps.policy,
+      resolveAll: deps.resolveAll,
+      hold,
+      signal: clock.signal,
+    });
     const derived =
       (deps.model &&
         (await previewCrawlOptions(deps.model, crawl.url, crawl.prompt, site, clock.signal).catch(

@@ -6,12 +6,15 @@ import { limits } from '../../limits.ts';
 import { reserveCredits } from '../../pipeline/convert-to-answer.ts';
 import type { Credits } from '../../quota/credits.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
+import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 
 export interface MapRouteDeps {
   credits: Credits;
   uploads: UploadBudget;
   policy: NetPolicy;
+  /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
+  resolveAll?: ResolveAll;
 }
 
 /**
@@ -36,7 +39,12 @@ export async function mapRoutes(app: FastifyInstance, deps: MapRouteDeps): Promi
     const gone = () => clock.abort(new Error('client gone'));
     request.raw.socket.once('close', gone);
     try {
-      const links = await mapSite(map, { policy: deps.policy, hold, signal: clock.signal });
+      const links = await mapSite(map, {
+        policy: deps.policy,
+        resolveAll: deps.resolveAll,
+        hold,
+        signal: clock.signal,
+      });
       await credit.settle(1);
       reply.header('cache-control', 'no-store');
       return { success: true, links };
