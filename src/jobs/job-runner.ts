@@ -224,13 +224,14 @@ class JobDrive {
       if (fresh?.status !== 'scraping') break;
       this.job = fresh;
       const free = this.outOfCredits ? 0 : concurrency - inFlight.size;
-      if (free > 0) {
-        for (const page of await jobs.claimPages(this.job.id, free)) {
-          const run = this.runPage(page).finally(() => inFlight.delete(run));
-          inFlight.add(run);
-          if (delayS) await this.sleep(delayS * 1000, this.signal);
-        }
+      const claimed = free > 0 ? await jobs.claimPages(this.job.id, free) : [];
+      for (const page of claimed) {
+        const run = this.runPage(page).finally(() => inFlight.delete(run));
+        inFlight.add(run);
+        if (delayS) await this.sleep(delayS * 1000, this.signal);
       }
+      // The pages ended during the delay after them: the next is due now, not at the next poll.
+      if (claimed.length > 0 && inFlight.size === 0) continue;
       if (inFlight.size === 0) {
         const counts = await jobs.pageCounts(this.job.id);
         if (counts.queued === 0 && counts.active === 0) {

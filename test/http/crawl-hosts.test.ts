@@ -12,7 +12,12 @@ import { useApp } from '../helpers/app.ts';
  * one slot, not the crawl.
  */
 
-const hosts = { start: 'harbour.test', docs: 'docs.harbour.test', other: 'elsewhere.test' };
+const hosts = {
+  start: 'harbour.test',
+  docs: 'docs.harbour.test',
+  other: 'elsewhere.test',
+  polite: 'polite.test',
+};
 type Host = keyof typeof hosts;
 
 const words = (title: string) =>
@@ -70,6 +75,12 @@ describe('a crawl across hosts, with a calendar, session ids and a slow page', (
     page('docs', '/api', `${words('API')}<a href="/api/v2">Version 2</a>`);
     page('docs', '/api/v2', words('API version 2'));
     page('other', '/harbours', words('Elsewhere'));
+    page(
+      'polite',
+      '/',
+      `${words('Polite')}${['a', 'b', 'c', 'd'].map((p) => `<a href="/${p}">${p}</a>`).join(' ')}`,
+    );
+    for (const p of ['a', 'b', 'c', 'd']) page('polite', `/${p}`, words(`Page ${p}`));
     pages.set(`${hosts.start} /slow`, (_req, res) => {
       void slowHeld.then(() =>
         res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Slow</title>${words('Slow')}`),
@@ -80,6 +91,9 @@ describe('a crawl across hosts, with a calendar, session ids and a slow page', (
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
+
+  /** Page requests to polite.test: when each started, and the most in flight at once. */
+  const polite = { starts: [] as number[], inFlight: 0, most: 0 };
 
   /** Routes by host and path (robots.txt and any other: 404); a calendar day links the next and the day before, for ever. */
   function dispatch(req: http.IncomingMessage, res: http.ServerResponse) {
@@ -96,6 +110,13 @@ describe('a crawl across hosts, with a calendar, session ids and a slow page', (
         .end(
           `<title>${day}</title>${words(`Events on ${day}`)}<a href="/calendar/${at(1)}">Next</a> <a href="/calendar/${at(-1)}">Before</a>`,
         );
+    }
+    if (host === hosts.polite) {
+      if (path === '/robots.txt')
+        return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 0.05\n');
+      polite.starts.push(performance.now());
+      polite.most = Math.max(polite.most, ++polite.inFlight);
+      res.once('finish', () => polite.inFlight--);
     }
     const handler = pages.get(`${host} ${path}`);
     if (handler) return handler(req, res);
@@ -150,5 +171,15 @@ describe('a crawl across hosts, with a calendar, session ids and a slow page', (
       await crawl({ url: url('start', '/'), sitemap: 'skip', limit: 40, allowExternalLinks: true }),
     );
     assert.ok(external.includes('elsewhere.test/harbours'), external.join(' '));
+  });
+
+  it("keeps to the site's Crawl-delay: one page at a time, each started at least that long after the last", async () => {
+    const status = await crawl({ url: url('polite', '/'), sitemap: 'skip', maxConcurrency: 8 });
+    assert.equal(status.data.length, 5);
+    assert.equal(polite.most, 1);
+    const gaps = polite.starts.slice(1).map((t, i) => t - polite.starts[i]!);
+    assert.equal(gaps.length, 4);
+    // A lower bound only: a busy machine makes the gaps longer, never shorter.
+    for (const gap of gaps) assert.ok(gap >= 45, `${gap.toFixed(1)} ms between two pages`);
   });
 });
