@@ -17,6 +17,8 @@ import { Site } from '../helpers/site.ts';
  */
 
 const site = new Site();
+const pdfFont = '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>';
+const pdfLine = (words: string) => `BT /F1 14 Tf 72 700 Td (${words}) Tj ET`;
 const text = (name: string) =>
   `<h1>${name}</h1><p>${name} is a page of the harbour guide with enough words to be read as content by the converter.</p>`;
 
@@ -313,6 +315,51 @@ describe('crawl, batch scrape and map', () => {
     }
   });
 
+  it('stops a crawl cleanly when the balance runs out mid-way, the page that found it empty listed', async () => {
+    const store = new SqliteStore(path.join(app().dataDir, 'quire.db'));
+    try {
+      const { key } = await createApiKey(store, 'thrifty');
+      await store.updateTeam('thrifty', { credits: 3 });
+      // One page at a time: the start page (1 credit), a two-page PDF (3: the last two), then nothing left.
+      site.page(
+        '/ledger/',
+        `${text('Ledger')}<a href="/ledger/accounts.pdf">Accounts</a> <a href="/ledger/notes">Notes</a>`,
+      );
+      site.serve(
+        '/ledger/accounts.pdf',
+        'application/pdf',
+        Buffer.from(pagesOf([pdfLine('Accounts, page one'), pdfLine('Accounts, page two')], pdfFont)),
+      );
+      site.page('/ledger/notes', text('Notes'));
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const start = await app().fetch('/v2/crawl', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ url: `${site.url}/ledger/`, sitemap: 'skip', maxConcurrency: 1 }),
+      });
+      const { id } = (await start.json()) as { id: string };
+      const [, how] = await finished(id);
+      assert.equal(how, 'completed');
+      const status = (await (await app().fetch(`/v2/crawl/${id}`, { headers: auth })).json()) as Status;
+      assert.deepEqual(status.data.map((d) => new URL(d.metadata.sourceURL).pathname).sort(), [
+        '/ledger/',
+        '/ledger/accounts.pdf',
+      ]);
+      assert.equal(status.creditsUsed, 4);
+      assert.equal((await store.getTeam('thrifty'))?.credits, 0);
+      const errors = (await (await app().fetch(`/v2/crawl/${id}/errors`, { headers: auth })).json()) as {
+        errors: { url: string; code: string }[];
+      };
+      assert.deepEqual(
+        errors.errors.map((e) => [new URL(e.url).pathname, e.code]),
+        [['/ledger/notes', 'INSUFFICIENT_CREDITS']],
+      );
+      assert.equal(site.hits.get('/ledger/notes'), undefined, 'a page nobody can pay for is not fetched');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('runs a job under zero data retention: each document handed over once, nothing cached', async () => {
     const store = new SqliteStore(path.join(app().dataDir, 'quire.db'));
     try {
@@ -438,8 +485,6 @@ describe('crawl, batch scrape and map', () => {
 describe('a crawl of documents, redirects, failures and URL variants', () => {
   const app = useApp({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_LOG_LEVEL: 'info' });
   const lib = new Site();
-  const font = '<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>';
-  const line = (text: string) => `BT /F1 14 Tf 72 700 Td (${text}) Tj ET`;
   before(async () => {
     await lib.listen();
     lib.page(
@@ -454,7 +499,7 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     lib.serve(
       '/lib/guide.pdf',
       'application/pdf',
-      Buffer.from(pagesOf([line('Lock keeping, part one'), line('Lock keeping, part two')], font)),
+      Buffer.from(pagesOf([pdfLine('Lock keeping, part one'), pdfLine('Lock keeping, part two')], pdfFont)),
     );
     lib.serve(
       '/lib/notes.docx',
