@@ -1,13 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { packageVersion, repoRoot } from './corpus.ts';
 import { dash, fmtMb, fmtMs, fmtRatio, table } from './format.ts';
-import { quireSpec, startServer, stopServer } from './load.ts';
+import { createTeamKey, quireSpec, startServer, stopServer } from './load.ts';
 import { postParse } from './post-parse.ts';
 import { processTree, readStatusKb, treeCpuSeconds } from './proc.ts';
 import { max, median, nowMs, percentile, ratio, supportedPercentiles } from './stats.ts';
@@ -299,14 +298,10 @@ async function countDocuments(
 
 // ------------------------------------------------------------------ part 1: throughput and memory
 
-async function quireCrawl(
-  site: Site,
-  pages: number,
-  concurrency: number,
-  log: (m: string) => void,
-): Promise<CrawlRun> {
-  const run: CrawlRun = {
-    tool: 'quire',
+/** A run of `tool` over `pages` pages with nothing measured yet. */
+function newRun(tool: CrawlTool, pages: number): CrawlRun {
+  return {
+    tool,
     pages,
     documents: 0,
     failed: 0,
@@ -319,6 +314,15 @@ async function quireCrawl(
     processes: 0,
     error: null,
   };
+}
+
+async function quireCrawl(
+  site: Site,
+  pages: number,
+  concurrency: number,
+  log: (m: string) => void,
+): Promise<CrawlRun> {
+  const run = newRun('quire', pages);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-crawl-'));
   let server: Server | undefined;
   try {
@@ -364,20 +368,7 @@ async function crawleeCrawl(
   concurrency: number,
   limited: boolean,
 ): Promise<CrawlRun> {
-  const run: CrawlRun = {
-    tool: limited ? 'crawlee-limit' : 'crawlee',
-    pages,
-    documents: 0,
-    failed: 0,
-    siteRequests: 0,
-    seconds: 0,
-    cpuS: null,
-    idleRssKb: null,
-    peakRssKb: null,
-    peakOwnRssKb: null,
-    processes: 0,
-    error: null,
-  };
+  const run = newRun(limited ? 'crawlee-limit' : 'crawlee', pages);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-crawlee-'));
   await site.reset();
   const child = track(
@@ -529,12 +520,7 @@ async function runFairness(opts: CrawlBenchOptions, log: (m: string) => void): P
   try {
     server = await startQuire(dataDir);
     const quire = server;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', 'small'],
-      { env: { ...process.env, QUIRE_DATA_DIR: dataDir } },
-    );
-    const smallKey = stdout.trim();
+    const smallKey = await createTeamKey(dataDir, 'small');
     const small = () =>
       postParse(quire.base, smallKey, Buffer.from(smallPage), 'small.html', { formats: ['markdown'] });
     for (let i = 0; i < 20; i++) await small();

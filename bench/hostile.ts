@@ -1,14 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { hostileCases } from '../scripts/hostile/index.ts';
 import { repoRoot } from './corpus.ts';
 import { dash, fmtMs, fmtRatio, table } from './format.ts';
-import { quireSpec, startServer, stopServer } from './load.ts';
+import { createTeamKey, quireSpec, startServer, stopServer } from './load.ts';
 import { postParse } from './post-parse.ts';
 import { max, nowMs, percentile, ratio, supportedPercentiles } from './stats.ts';
 
@@ -101,12 +100,7 @@ export async function runHostileBench(
   const server = await startServer(quireSpec(dataDir, apiKey, { QUIRE_WORKERS: String(workers) }));
   const result: HostileBenchResult = { workers, cases, phases: [], error: null };
   try {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', 'small'],
-      { env: { ...process.env, QUIRE_DATA_DIR: dataDir } },
-    );
-    const smallKey = stdout.trim();
+    const smallKey = await createTeamKey(dataDir, 'small');
     const small = () =>
       postParse(server.base, smallKey, Buffer.from(smallPage), 'small.html', { timeout: 120_000 });
     for (let i = 0; i < 20; i++) await small();

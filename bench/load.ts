@@ -1,6 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { repoRoot } from './corpus.ts';
 import { processTree, readStatusKb, treeCpuSeconds } from './proc.ts';
 import { max, mean, nowMs, percentile } from './stats.ts';
@@ -16,6 +18,16 @@ export interface ServerSpec {
 }
 
 /** Quire from this checkout as a bench starts it: its own data folder and key, warnings only. */
+/** A key of team `team` in the Quire data folder `dataDir`, made by Quire's own CLI. */
+export async function createTeamKey(dataDir: string, team: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(repoRoot, 'src/cli/quire.ts'), 'keys', 'create', '--team', team],
+    { env: { ...process.env, QUIRE_DATA_DIR: dataDir } },
+  );
+  return stdout.trim();
+}
+
 export function quireSpec(dataDir: string, apiKey: string, env: Record<string, string> = {}): ServerSpec {
   return {
     id: 'quire',
