@@ -263,6 +263,62 @@ await fetch('${base}/v2/interact/profiles/my-profile', {
 ${pyHttp}
 requests.delete("${base}/v2/interact/profiles/my-profile", headers=headers)`,
   },
+  getCreditUsage: {
+    curl: `curl ${auth} ${base}/v2/team/credit-usage`,
+    js: `${jsClient()}
+const usage = await firecrawl.getCreditUsage();
+console.log(usage.remainingCredits, usage.billingPeriodStart);`,
+    python: `${pyClient}
+usage = firecrawl.get_credit_usage()
+print(usage.remaining_credits)`,
+  },
+  getTokenUsage: {
+    curl: `curl ${auth} ${base}/v2/team/token-usage`,
+    js: `${jsClient()}
+const usage = await firecrawl.getTokenUsage();
+console.log(usage.remainingTokens, usage.billingPeriodEnd);`,
+    python: `${pyClient}
+usage = firecrawl.get_token_usage()
+print(usage.remaining_tokens)`,
+  },
+  getCreditUsageHistorical: {
+    curl: `curl ${auth} '${base}/v2/team/credit-usage/historical?byApiKey=true'`,
+    js: `${jsClient()}
+const { periods } = await firecrawl.getCreditUsageHistorical(true);
+for (const p of periods) console.log(p.startDate, p.apiKey, p.creditsUsed);`,
+    python: `${pyClient}
+result = firecrawl.get_credit_usage_historical(by_api_key=True)
+for p in result.periods:
+    print(p.startDate, p.apiKey, p.creditsUsed)`,
+  },
+  getTokenUsageHistorical: {
+    curl: `curl ${auth} ${base}/v2/team/token-usage/historical`,
+    js: `${jsClient()}
+const { periods } = await firecrawl.getTokenUsageHistorical();
+for (const p of periods) console.log(p.startDate, p.tokensUsed);`,
+    python: `${pyClient}
+result = firecrawl.get_token_usage_historical()
+for p in result.periods:
+    print(p.startDate, p.tokensUsed)`,
+  },
+  getConcurrency: {
+    curl: `curl ${auth} ${base}/v2/concurrency-check`,
+    js: `${jsClient()}
+const { concurrency, maxConcurrency } = await firecrawl.getConcurrency();
+console.log(\`\${concurrency} of \${maxConcurrency} running\`);`,
+    python: `${pyClient}
+c = firecrawl.get_concurrency()
+print(c.concurrency, c.max_concurrency)`,
+  },
+  getQueueStatus: {
+    curl: `curl ${auth} ${base}/v2/team/queue-status`,
+    js: `${jsClient()}
+const status = await firecrawl.getQueueStatus();
+console.log(status.activeJobsInQueue, status.waitingJobsInQueue, status.mostRecentSuccess);`,
+    python: `${pyClient}
+status = firecrawl.get_queue_status()
+print(status.active_jobs_in_queue, status.waiting_jobs_in_queue)`,
+  },
   health: {
     curl: `curl ${base}/health`,
     js: `// No key and no SDK call needed:

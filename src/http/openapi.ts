@@ -647,6 +647,135 @@ function jobPaths(
   };
 }
 
+/** The team's usage, concurrency and queue (src/http/routes/team.ts). */
+function teamPaths(
+  json: (schema: JsonSchema) => Record<string, unknown>,
+  shared: Record<'401' | '429', unknown>,
+): Record<string, unknown> {
+  const isoTime: JsonSchema = { type: 'string', format: 'date-time' };
+  const unlimited = {
+    ...boolean,
+    description:
+      'No limit applies: the remaining figure is then the largest exact JSON integer, since both SDKs require an integer there',
+  };
+  const usage = (unit: 'Credits' | 'Tokens', about: string) => ({
+    get: {
+      operationId: `get${unit.slice(0, -1)}Usage`,
+      summary: `${unit} remaining and used this month`,
+      description: `${about} The billing period is the calendar month, UTC.`,
+      responses: {
+        '200': {
+          description: 'Usage',
+          content: json(
+            object({
+              success: boolean,
+              data: object({
+                [`remaining${unit}`]: integer,
+                unlimited,
+                [`plan${unit}`]: { type: 'null', description: 'Quire has no plans' },
+                billingPeriodStart: isoTime,
+                billingPeriodEnd: isoTime,
+                [`${unit.toLowerCase()}Used`]: integer,
+              }),
+            }),
+          ),
+        },
+        '401': shared['401'],
+        '429': shared['429'],
+      },
+    },
+  });
+  const historical = (unit: 'credits' | 'tokens') => ({
+    get: {
+      operationId: `get${unit === 'credits' ? 'Credit' : 'Token'}UsageHistorical`,
+      summary: `${unit === 'credits' ? 'Credits' : 'Model tokens'} used per month`,
+      description:
+        'Months ascending, each from its first instant (UTC) to the next month’s; the current month ends null. With byApiKey, one row per key and month, the key named by its label or, without one, the start of the key.',
+      parameters: [
+        {
+          name: 'byApiKey',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', enum: ['true', 'false'] },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'Periods',
+          content: json(
+            object({
+              success: boolean,
+              periods: {
+                type: 'array',
+                items: object({
+                  startDate: isoTime,
+                  endDate: { anyOf: [isoTime, { type: 'null' }] },
+                  apiKey: string,
+                  [`${unit}Used`]: integer,
+                }),
+              },
+            }),
+          ),
+        },
+        '400': { description: 'byApiKey is neither true nor false', content: json(errorBody('BAD_REQUEST')) },
+        '401': shared['401'],
+        '429': shared['429'],
+      },
+    },
+  });
+  return {
+    '/v2/team/credit-usage': usage(
+      'Credits',
+      'Credits are charged per answer (one, plus one per PDF page) whether or not the team has a balance; a team without one is unlimited.',
+    ),
+    '/v2/team/token-usage': usage(
+      'Tokens',
+      'Tokens are what the configured language model spent for the team (as its server reports them, else estimated at 4 characters a token); no team has a token budget.',
+    ),
+    '/v2/team/credit-usage/historical': historical('credits'),
+    '/v2/team/token-usage/historical': historical('tokens'),
+    '/v2/concurrency-check': {
+      get: {
+        operationId: 'getConcurrency',
+        summary: "The team's conversions running now, and how many may run at once",
+        responses: {
+          '200': {
+            description: 'Concurrency',
+            content: json(object({ success: boolean, concurrency: integer, maxConcurrency: integer })),
+          },
+          '401': shared['401'],
+          '429': shared['429'],
+        },
+      },
+    },
+    '/v2/team/queue-status': {
+      get: {
+        operationId: 'getQueueStatus',
+        summary: "The team's queue: conversions running and work waiting",
+        description:
+          'Waiting counts requests in line for a concurrency slot and pages of running crawls and batch scrapes not yet fetched. mostRecentSuccess is the last time, within 24 hours, that the team was charged for an answer or spent model tokens.',
+        responses: {
+          '200': {
+            description: 'Queue status',
+            content: json(
+              object({
+                success: boolean,
+                jobsInQueue: integer,
+                activeJobsInQueue: integer,
+                waitingJobsInQueue: integer,
+                maxConcurrency: integer,
+                mostRecentSuccess: { anyOf: [isoTime, { type: 'null' }] },
+              }),
+            ),
+          },
+          '401': shared['401'],
+          '429': shared['429'],
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
   /** What parse answers, and scrape too, since a fetched page is converted as an upload is. */
@@ -811,6 +940,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         '402': documentResponses['402'],
         '429': documentResponses['429'],
       }),
+      ...teamPaths(json, { '401': documentResponses['401'], '429': documentResponses['429'] }),
     },
   };
   addCodeSamples(document.paths);

@@ -38,6 +38,7 @@ import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
 import { docsRoutes, playgroundRoutes } from './routes/playground.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
+import { teamRoutes } from './routes/team.ts';
 
 export interface ServerDeps {
   config: Config;
@@ -335,6 +336,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     });
     v2.register(crawlPreviewRoutes, {
       model,
+      credits: deps.credits,
       uploads: deps.uploads,
       policy: scrapePolicy,
       resolveAll: deps.resolveAll,
@@ -355,6 +357,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       uploads: deps.uploads,
       policy: scrapePolicy,
       resolveAll: deps.resolveAll,
+    });
+    v2.register(teamRoutes, {
+      store: deps.store,
+      credits: deps.credits,
+      teams: deps.teams,
+      concurrency: deps.concurrency,
     });
     // Upstream serves every session route under both names (behaviour doc §7).
     for (const prefix of ['/v2/interact', '/v2/browser']) {

@@ -339,7 +339,7 @@ class JobDrive {
 
   /** Credits for one page, counting what the answer settles (a document's cost is known only then). */
   private async reserve(): Promise<{ hold: CreditHold; cost: () => number } | undefined> {
-    const hold = await this.deps.credits.reserve(this.job.team);
+    const hold = await this.deps.credits.reserve({ team: this.job.team, keyId: this.job.keyId });
     if (!hold) return undefined;
     let cost = 0;
     return {

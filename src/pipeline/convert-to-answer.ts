@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
+import type { Account } from '../quota/usage.ts';
 import type { ModelRedaction } from '../transform/pii/index.ts';
 import { piiSettings } from '../transform/pii/settings.ts';
 import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from './answer.ts';
@@ -29,6 +30,8 @@ export interface ConvertDeps {
   concurrency: TeamConcurrency;
   /** The configured language model for summary and json; undefined: the offline methods. */
   model: LanguageModel | undefined;
+  /** Whose ledger the model's tokens are added to. */
+  credits: Credits;
   metrics?: Metrics;
 }
 
@@ -171,8 +174,8 @@ async function answer(
  * Hold the credits a document costs at least, before its request reads anything (upstream checks
  * credits before the body too); 402 when the team's balance cannot pay.
  */
-export async function reserveCredits(credits: Credits, team: string): Promise<CreditHold> {
-  const hold = await credits.reserve(team);
+export async function reserveCredits(credits: Credits, account: Account): Promise<CreditHold> {
+  const hold = await credits.reserve(account);
   if (!hold) throw paymentRequired();
   return hold;
 }
@@ -191,11 +194,12 @@ export async function convertToAnswer(
   credit: CreditHold,
   extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
 ): Promise<Buffer> {
-  const enrich = planEnrichment(options, deps.model?.settings);
-  const piiModel = await findPiiForAccurate(deps, caller, input, options, clock);
+  const model = deps.credits.usage.modelFor(deps.model, caller);
+  const enrich = planEnrichment(options, model?.settings);
+  const piiModel = await findPiiForAccurate({ ...deps, model }, caller, input, options, clock);
   const { result, format } = await convert(deps, caller, input, options, enrich, clock, piiModel, extra);
   if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
-  const body = await answer(deps.model, result, enrich, clock);
+  const body = await answer(model, result, enrich, clock);
   await credit.settle(creditCost(format, result.usage));
   return body;
 }

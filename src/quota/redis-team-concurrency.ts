@@ -7,6 +7,7 @@ import {
   slotLease,
   type TeamConcurrency,
   type TeamLimits,
+  type TeamLoad,
   teamQueueFull,
 } from './team-concurrency.ts';
 
@@ -43,6 +44,13 @@ for i, key in ipairs(KEYS) do
   redis.call('PEXPIRE', key, ARGV[1])
 end
 return 1`;
+
+/** KEYS: the team's lease set, its waiting set. Both counted once their expired members are dropped. */
+const IN_USE = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2])}`;
 
 interface Waiter {
   team: string;
@@ -158,6 +166,14 @@ export class RedisTeamConcurrency implements TeamConcurrency {
         .then(() => this.redis.publish(this.channel(), team))
         .catch(() => {});
     });
+  }
+
+  async inUse(team: string): Promise<TeamLoad> {
+    const [running, waiting] = (await this.redis.eval(IN_USE, 2, this.key(team), this.waitingKey(team))) as [
+      number,
+      number,
+    ];
+    return { running, waiting };
   }
 
   private wait(waiter: Waiter, signal: AbortSignal): Promise<void> {

@@ -26,6 +26,13 @@ export interface TeamConcurrency {
    * Rejects with teamQueueFull when the team already has its queue depth of requests waiting.
    */
   acquire(team: string, signal: AbortSignal, onWait?: () => void): Promise<SlotLease>;
+  /** The team's parses running now and requests waiting for a slot (in every process of a cluster). */
+  inUse(team: string): Promise<TeamLoad>;
+}
+
+export interface TeamLoad {
+  running: number;
+  waiting: number;
 }
 
 /** The contract's 429 (`error` only, with Retry-After) for a request that would wait past its team's queue depth. */
@@ -105,6 +112,10 @@ export class InProcessTeamConcurrency implements TeamConcurrency {
       },
       this.now(),
     );
+  }
+
+  async inUse(team: string): Promise<TeamLoad> {
+    return { running: this.running.get(team) ?? 0, waiting: this.waiting.get(team)?.length ?? 0 };
   }
 
   private wait(team: string, signal: AbortSignal): Promise<void> {

@@ -26,7 +26,11 @@ import {
   type TeamRow,
   type TeamSettings,
   teamFromRow,
+  type UsageAddition,
+  type UsageMonth,
+  type UsageRow,
   upsertTeamSql,
+  usageFromRow,
   withKeyedTeams,
 } from './store.ts';
 
@@ -236,6 +240,23 @@ export class PostgresStore implements Store {
       [delta, team],
     );
     return rows[0] ? Number(rows[0].credits) : null;
+  }
+
+  async addUsage(u: UsageAddition): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO usage_months (team, key_id, month, credits, tokens, last_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (team, month, key_id) DO UPDATE SET credits = usage_months.credits + excluded.credits,
+         tokens = usage_months.tokens + excluded.tokens, last_at = GREATEST(usage_months.last_at, excluded.last_at)`,
+      [u.team, u.keyId, u.month, u.credits, u.tokens, u.at],
+    );
+  }
+
+  async readUsage(team: string): Promise<UsageMonth[]> {
+    const { rows } = await this.pool.query<UsageRow>(
+      'SELECT key_id, month, credits, tokens, last_at FROM usage_months WHERE team = $1 ORDER BY month, key_id',
+      [team],
+    );
+    return rows.map(usageFromRow);
   }
 
   async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {

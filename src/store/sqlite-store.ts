@@ -26,7 +26,11 @@ import {
   type TeamRow,
   type TeamSettings,
   teamFromRow,
+  type UsageAddition,
+  type UsageMonth,
+  type UsageRow,
   upsertTeamSql,
+  usageFromRow,
   withKeyedTeams,
 } from './store.ts';
 
@@ -186,6 +190,16 @@ const migrations: readonly string[] = [
      UPDATE jobs SET pages_held = pages_held + (CASE WHEN NEW.state IN ('queued', 'active', 'done') THEN 1 ELSE -1 END)
      WHERE id = NEW.job_id;
    END;`,
+  // What each key of a team used per calendar month (PostgreSQL's 007_usage.sql).
+  `CREATE TABLE usage_months (
+     team TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     month TEXT NOT NULL,
+     credits INTEGER NOT NULL DEFAULT 0,
+     tokens INTEGER NOT NULL DEFAULT 0,
+     last_at TEXT NOT NULL,
+     PRIMARY KEY (team, month, key_id)
+   );`,
 ];
 
 /** SQLite has no booleans: 1 and 0. */
@@ -390,6 +404,25 @@ export class SqliteStore implements Store {
       )
       .get(delta, team) as { credits: number } | undefined;
     return row ? row.credits : null;
+  }
+
+  async addUsage(u: UsageAddition): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO usage_months (team, key_id, month, credits, tokens, last_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (team, month, key_id) DO UPDATE SET credits = credits + excluded.credits,
+           tokens = tokens + excluded.tokens, last_at = MAX(last_at, excluded.last_at)`,
+      )
+      .run(u.team, u.keyId, u.month, u.credits, u.tokens, u.at);
+  }
+
+  async readUsage(team: string): Promise<UsageMonth[]> {
+    const rows = this.db
+      .prepare(
+        'SELECT key_id, month, credits, tokens, last_at FROM usage_months WHERE team = ? ORDER BY month, key_id',
+      )
+      .all(team) as unknown as UsageRow[];
+    return rows.map(usageFromRow);
   }
 
   async insertSession(r: SessionRecord, tokens: SessionTokenHashes): Promise<boolean> {

@@ -264,6 +264,38 @@ export interface ScrapeCacheEntry {
 /** The outcome of taking credits before a request: taken, too few, or the team has no balance. */
 export type Reservation = 'taken' | 'short' | 'unlimited';
 
+/** Credits charged and model tokens spent through one key in one calendar month (UTC). */
+export interface UsageMonth {
+  keyId: string;
+  /** 'YYYY-MM'. */
+  month: string;
+  credits: number;
+  tokens: number;
+  /** When the last charge or spend was added. */
+  lastAt: string;
+}
+
+/** An amount to add to a key's month; `at` is when it was spent. */
+export type UsageAddition = Omit<UsageMonth, 'lastAt'> & { team: string; at: string };
+
+export interface UsageRow {
+  key_id: string;
+  month: string;
+  credits: number | string;
+  tokens: number | string;
+  last_at: string | Date;
+}
+
+export function usageFromRow(r: UsageRow): UsageMonth {
+  return {
+    keyId: r.key_id,
+    month: r.month,
+    credits: Number(r.credits),
+    tokens: Number(r.tokens),
+    lastAt: r.last_at instanceof Date ? r.last_at.toISOString() : r.last_at,
+  };
+}
+
 export interface Store {
   /** Crawls and batch scrapes: jobs, their pages, documents and webhook deliveries. */
   readonly jobs: JobStore;
@@ -292,6 +324,10 @@ export interface Store {
    * null when the team has none (unlimited) and nothing changed.
    */
   adjustCredits(team: string, delta: number): Promise<number | null>;
+  /** Add to a key's month of usage, in one statement (any process may add at once). */
+  addUsage(addition: UsageAddition): Promise<void>;
+  /** A team's usage, by month ascending, then key. */
+  readUsage(team: string): Promise<UsageMonth[]>;
   /**
    * Insert a session; false (and nothing inserted) when it would be a second writer of an
    * active session's profile, decided in one statement so two nodes cannot both win.

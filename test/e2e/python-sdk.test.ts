@@ -71,6 +71,23 @@ describe('the Python SDK’s requests', () => {
     assert.equal((await py().delete('/v2/interact/profiles/py-profile')).status, 404);
   });
 
+  it('the team methods, each a GET with a JSON content type, answer what its models require', async () => {
+    // firecrawl-py's models: integers for remaining credits and tokens and for the queue's counts.
+    const credits = await py().get('/v2/team/credit-usage');
+    assert.equal(credits.status, 200, JSON.stringify(credits.body));
+    assert.ok(Number.isInteger(credits.body.data.remainingCredits));
+    const tokens = await py().get('/v2/team/token-usage');
+    assert.ok(Number.isInteger(tokens.body.data.remainingTokens));
+    const concurrency = await py().get('/v2/concurrency-check');
+    assert.deepEqual(Object.keys(concurrency.body).sort(), ['concurrency', 'maxConcurrency', 'success']);
+    const queue = await py().get('/v2/team/queue-status');
+    for (const field of ['jobsInQueue', 'activeJobsInQueue', 'waitingJobsInQueue', 'maxConcurrency'])
+      assert.ok(Number.isInteger(queue.body[field]), field);
+    const historical = await py().get('/v2/team/token-usage/historical?byApiKey=true');
+    assert.equal(historical.status, 200);
+    assert.ok(Array.isArray(historical.body.periods));
+  });
+
   it('a JSON content type with no body is no body, on any method and route', async () => {
     const doc = await py().get('/v2/openapi.json');
     assert.deepEqual([doc.status, doc.body.openapi], [200, '3.1.0']);

@@ -4,7 +4,8 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { corpusFile, useServer } from '../helpers/server.ts';
 
 describe('the official Firecrawl SDK, pointed at Quire', () => {
-  const server = useServer();
+  // A team concurrency of its own, for the concurrency methods to read back.
+  const server = useServer({ QUIRE_TEAM_CONCURRENCY: '3' });
 
   it('parses an HTML file with parse()', async () => {
     const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
@@ -75,6 +76,44 @@ describe('the official Firecrawl SDK, pointed at Quire', () => {
     const table = doc.blocks?.[1]?.items.find((b) => b.type === 'table');
     assert.ok(table?.markdownSpan);
     assert.match(md.slice(...table.markdownSpan), /^\| District Totals/);
+  });
+
+  it("reads the team's usage, concurrency and queue with the team methods", async () => {
+    const client = new Firecrawl({ apiKey: server().key, apiUrl: server().url });
+    const unlimited = 9007199254740991;
+    const thisMonth = (periods: { endDate: string | null; creditsUsed?: number }[]) =>
+      periods.filter((p) => p.endDate === null).reduce((sum, p) => sum + (p.creditsUsed ?? 0), 0);
+    const before = thisMonth((await client.getCreditUsageHistorical()).periods);
+    await client.parse({ data: Buffer.from('<p>One credit.</p>'), filename: 'one.html' });
+    const byKey = await client.getCreditUsageHistorical(true);
+    assert.equal(thisMonth(byKey.periods), before + 1);
+    for (const period of byKey.periods) assert.equal(typeof period.apiKey, 'string');
+
+    const credits = await client.getCreditUsage();
+    assert.equal(credits.remainingCredits, unlimited);
+    assert.match(credits.billingPeriodStart ?? '', /^\d{4}-\d\d-01T00:00:00\.000Z$/);
+    const tokens = await client.getTokenUsage();
+    assert.equal(tokens.remainingTokens, unlimited);
+    assert.equal(tokens.billingPeriodEnd, credits.billingPeriodEnd);
+    const spent = await client.getTokenUsageHistorical(false);
+    assert.deepEqual(
+      spent.periods.map((p) => p.tokensUsed),
+      spent.periods.map(() => 0),
+      'no model is configured',
+    );
+    assert.deepEqual(await client.getConcurrency(), { concurrency: 0, maxConcurrency: 3 });
+    const queue = await client.getQueueStatus();
+    assert.deepEqual(
+      { ...queue, mostRecentSuccess: typeof queue.mostRecentSuccess },
+      {
+        success: true,
+        jobsInQueue: 0,
+        activeJobsInQueue: 0,
+        waitingJobsInQueue: 0,
+        maxConcurrency: 3,
+        mostRecentSuccess: 'string',
+      },
+    );
   });
 
   it('surfaces Quire errors through the SDK', async () => {

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
  *   `fake-invalid-once` answers JSON that breaks the schema on the first try only,
  *   `fake-garbage` always answers text that is not JSON.
  * - `refuseJsonSchema` makes it refuse response_format json_schema with a 400, as older servers do.
+ * - Answers report `usage`, counting words as tokens (`withoutUsage`: none, as some servers).
  * - A request to find personal information gets `pii` (what the fake model "knows" to be
  *   personal), whatever the document says, so tests can check what Quire does with an answer.
  */
@@ -37,6 +38,8 @@ export interface FakeLlm {
   requests: RecordedRequest[];
   /** The most requests it has been answering at once. */
   maxInFlight: number;
+  /** The `usage.total_tokens` of every answer it gave, summed. */
+  tokens: number;
   close(): Promise<void>;
 }
 
@@ -88,6 +91,8 @@ function schemaOf(request: RecordedRequest): Record<string, unknown> | undefined
 
 export interface FakeLlmOptions {
   refuseJsonSchema?: boolean;
+  /** Answer without `usage`, as some servers do. */
+  withoutUsage?: boolean;
   pii?: { text: string; type: string }[];
 }
 
@@ -129,6 +134,14 @@ function answer(
       });
     }
   }
+  // Tokens as a tokenizer might count them: here, words (a server's own count, not Quire's estimate).
+  const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+  const prompt = request.body.messages.reduce((sum, m) => sum + words(m.content), 0);
+  const usage = {
+    prompt_tokens: prompt,
+    completion_tokens: words(content),
+    total_tokens: prompt + words(content),
+  };
   return {
     status: 200,
     body: {
@@ -136,6 +149,7 @@ function answer(
       object: 'chat.completion',
       model: request.body.model,
       choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+      ...(!options.withoutUsage && { usage }),
     },
   };
 }
@@ -143,7 +157,7 @@ function answer(
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
   const requests: RecordedRequest[] = [];
   let inFlight = 0;
-  const fake: FakeLlm = { url: '', requests, maxInFlight: 0, close: async () => {} };
+  const fake: FakeLlm = { url: '', requests, maxInFlight: 0, tokens: 0, close: async () => {} };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (d: Buffer) => {
@@ -163,6 +177,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       setImmediate(() => {
         const reply = answer(request, options);
         if (reply === 'hang') return;
+        fake.tokens += (reply.body as { usage?: { total_tokens: number } }).usage?.total_tokens ?? 0;
         res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
       });
     });

@@ -26,8 +26,8 @@ export const html = (text: string) => ({
  */
 export interface Operator {
   cli: Cli;
-  /** A new key of `team`. */
-  key(team: string): Promise<string>;
+  /** A new key of `team`, labelled when `label` is given. */
+  key(team: string, label?: string): Promise<string>;
   /** `team`'s credit balance as `teams show` prints it: a number, or `unlimited`. */
   balance(team: string): Promise<string>;
 }
@@ -35,7 +35,7 @@ export interface Operator {
 export function operator(cli: Cli, store: Store): Operator {
   return {
     cli,
-    key: async (team) => (await createApiKey(store, team)).key,
+    key: async (team, label) => (await createApiKey(store, team, label ?? null)).key,
     balance: async (team) => String((await store.getTeam(team))?.credits ?? 'unlimited'),
   };
 }
@@ -193,6 +193,20 @@ export async function queueDepthOfOne(
   assert.equal(refused.status, 429);
   assert.deepEqual(refused.body, queueFull(1, 1));
   assert.equal(refused.headers.get('retry-after'), String(limits.teamQueueFullRetryS));
+  // The team's methods see both, from either process.
+  assert.deepEqual((await getJson(first, '/v2/concurrency-check', key)).body, {
+    success: true,
+    concurrency: 1,
+    maxConcurrency: 1,
+  });
+  assert.deepEqual((await getJson(second, '/v2/team/queue-status', key)).body, {
+    success: true,
+    jobsInQueue: 2,
+    activeJobsInQueue: 1,
+    waitingJobsInQueue: 1,
+    maxConcurrency: 1,
+    mostRecentSuccess: null,
+  });
 
   await holder.leave();
   const inLine = await queued;
@@ -204,4 +218,92 @@ export async function queueDepthOfOne(
   assert.equal(next.status, 200, JSON.stringify(next.body));
   assert.match(next.body.data.markdown, /next/);
   assert.equal(next.body.data.metadata.concurrencyLimited, false);
+  assert.deepEqual((await getJson(first, '/v2/concurrency-check', key)).body, {
+    success: true,
+    concurrency: 0,
+    maxConcurrency: 1,
+  });
+}
+
+/** What "unlimited" reads as where the SDKs need an integer: the largest exact JSON integer. */
+const UNLIMITED = 9007199254740991;
+
+/** A GET of `path` with `key`, its status and JSON body. */
+async function getJson(target: HttpTarget, path: string, key: string) {
+  const res = await target.fetch(path, { headers: { authorization: `Bearer ${key}` } });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+/**
+ * The team usage endpoints over a fresh team: two labelled keys spend 2 and 4 credits (two HTML
+ * pages, a 3-page PDF); the credits read back this month, by month, by key; a balance set with
+ * the CLI reads back as what remains; no model ran, so no tokens.
+ */
+export async function usageReport(target: HttpTarget, op: Operator, team: string): Promise<void> {
+  const alpha = await op.key(team, 'alpha');
+  const beta = await op.key(team, 'beta');
+  for (const text of ['first', 'second'])
+    assert.equal((await parse(target, { file: html(text), key: alpha })).status, 200);
+  const pdf = await parse(target, { file: { bytes: pagesToRecognise(3), filename: 'three.pdf' }, key: beta });
+  assert.equal(pdf.body.data.metadata.creditsUsed, 4);
+
+  const credits = await getJson(target, '/v2/team/credit-usage', alpha);
+  assert.equal(credits.status, 200);
+  const { billingPeriodStart, billingPeriodEnd, ...rest } = credits.body.data;
+  assert.deepEqual(rest, { remainingCredits: UNLIMITED, unlimited: true, planCredits: null, creditsUsed: 6 });
+  // The calendar month (UTC) that holds now.
+  assert.match(billingPeriodStart, /^\d{4}-\d\d-01T00:00:00\.000Z$/);
+  assert.match(billingPeriodEnd, /^\d{4}-\d\d-01T00:00:00\.000Z$/);
+  const start = new Date(billingPeriodStart);
+  assert.ok(start.getTime() <= Date.now() && Date.now() < Date.parse(billingPeriodEnd));
+  start.setUTCMonth(start.getUTCMonth() + 1);
+  assert.equal(start.toISOString(), billingPeriodEnd);
+
+  const monthly = await getJson(target, '/v2/team/credit-usage/historical', beta);
+  assert.deepEqual(monthly.body, {
+    success: true,
+    periods: [{ startDate: billingPeriodStart, endDate: null, creditsUsed: 6 }],
+  });
+  const byKey = await getJson(target, '/v2/team/credit-usage/historical?byApiKey=true', beta);
+  assert.deepEqual(byKey.body.periods, [
+    { startDate: billingPeriodStart, endDate: null, apiKey: 'alpha', creditsUsed: 2 },
+    { startDate: billingPeriodStart, endDate: null, apiKey: 'beta', creditsUsed: 4 },
+  ]);
+  const bad = await getJson(target, '/v2/team/credit-usage/historical?byApiKey=yes', beta);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error, /query\.byApiKey/);
+
+  const tokens = await getJson(target, '/v2/team/token-usage', alpha);
+  assert.deepEqual(tokens.body, {
+    success: true,
+    data: {
+      remainingTokens: UNLIMITED,
+      unlimited: true,
+      planTokens: null,
+      billingPeriodStart,
+      billingPeriodEnd,
+      tokensUsed: 0,
+    },
+  });
+  assert.deepEqual((await getJson(target, '/v2/team/token-usage/historical', alpha)).body, {
+    success: true,
+    periods: [{ startDate: billingPeriodStart, endDate: null, tokensUsed: 0 }],
+  });
+
+  await op.cli('teams', 'credit', team, '--set', '10');
+  const metered = await getJson(target, '/v2/team/credit-usage', alpha);
+  assert.equal(metered.body.data.remainingCredits, 10);
+  assert.equal(metered.body.data.unlimited, false);
+
+  // Nothing running or waiting; the last answer was just now.
+  const queue = await getJson(target, '/v2/team/queue-status', alpha);
+  const { mostRecentSuccess, ...counts } = queue.body;
+  assert.deepEqual(counts, {
+    success: true,
+    jobsInQueue: 0,
+    activeJobsInQueue: 0,
+    waitingJobsInQueue: 0,
+    maxConcurrency: 2,
+  });
+  assert.ok(Date.now() - Date.parse(mostRecentSuccess) < 60 * 60 * 1000, mostRecentSuccess);
 }

@@ -197,6 +197,39 @@ describe('crawl, batch scrape and map', () => {
     assert.ok(!active2.crawls.some((c) => c.id === id));
   });
 
+  it("counts a batch's pages that wait to be fetched in the team's queue status", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reached!: () => void;
+    const firstFetch = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    site.on('/held', (_req, res) => {
+      reached();
+      void held.then(() => res.writeHead(200, { 'content-type': 'text/html' }).end(text('Held')));
+    });
+    // One page at a time: once the first is being fetched, the other four wait.
+    const urls = Array.from({ length: 5 }, (_, i) => `${site.url}/held?copy=${i}`);
+    const { id } = (await (await post('/v2/batch/scrape', { urls, maxConcurrency: 1 })).json()) as {
+      id: string;
+    };
+    await firstFetch;
+    const queue = (await (await get('/v2/team/queue-status')).json()) as Record<string, unknown>;
+    assert.equal(queue.waitingJobsInQueue, 4);
+    assert.equal(queue.jobsInQueue, 4);
+    const done = finished(id);
+    await app().fetch(`/v2/batch/scrape/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${app().key}` },
+    });
+    release();
+    await done;
+    const after = (await (await get('/v2/team/queue-status')).json()) as Record<string, unknown>;
+    assert.equal(after.waitingJobsInQueue, 0);
+  });
+
   it('batch scrapes a list, reporting invalid URLs and keeping duplicates', async () => {
     const start = await post('/v2/batch/scrape', {
       urls: [`${site.url}/docs/tides`, 'not a url', `${site.url}/docs/tides`, `${site.url}/missing`],

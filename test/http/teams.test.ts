@@ -22,6 +22,7 @@ import {
   operator,
   queueDepthOfOne,
   settingsRoundTrip,
+  usageReport,
 } from '../helpers/teams.ts';
 
 /**
@@ -228,6 +229,10 @@ describe("teams: settings, credits and audit export (the app's store)", () => {
     await creditRace(app(), op, 'racer');
   });
 
+  it('reports credits and tokens used, this month and by month and key, and what remains', async () => {
+    await usageReport(app(), op, 'ledger');
+  });
+
   it('exports audit events as JSON lines, in order, by time and team', async () => {
     const key = await op.key('audited');
     const before = new Date().toISOString();
@@ -284,5 +289,9 @@ describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
 
   it('20 parallel parses against a balance of 5: exactly 5 answer, and the balance never goes below 0', async () => {
     await creditRace(app!, op, 'racer');
+  });
+
+  it('reports credits and tokens used, this month and by month and key, and what remains', async () => {
+    await usageReport(app!, op, 'ledger');
   });
 });

@@ -12,6 +12,7 @@ import { Slots } from '../../src/quota/slots.ts';
 import { InProcessTeamConcurrency, type TeamLimits } from '../../src/quota/team-concurrency.ts';
 import { TeamSettingsCache } from '../../src/quota/team-settings.ts';
 import { UploadBudget } from '../../src/quota/upload-budget.ts';
+import { monthBounds, UsageLedger } from '../../src/quota/usage.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store, TeamSettings } from '../../src/store/store.ts';
 import { redisUrl } from '../helpers/server.ts';
@@ -297,28 +298,58 @@ describe('credits and team settings', () => {
   const defaults = { concurrency: 2, ratePerMinute: 30 };
   const balance = async (team: string) => (await store.getTeam(team))?.credits;
 
-  it('never refuses a team without a balance, and writes nothing for it', async () => {
+  it('never refuses a team without a balance, writes no balance for it, and counts what it used', async () => {
     const credits = new Credits(store, new TeamSettingsCache(store, defaults));
-    const hold = await credits.reserve('free');
+    const hold = await credits.reserve({ team: 'free', keyId: 'k1' });
     assert.ok(hold);
     await hold.settle(7);
+    await hold.release();
     assert.equal(await store.getTeam('free'), undefined);
+    const usage = await store.readUsage('free');
+    assert.deepEqual(
+      usage.map(({ keyId, credits: used, tokens }) => ({ keyId, used, tokens })),
+      [{ keyId: 'k1', used: 7, tokens: 0 }],
+    );
   });
 
   it('reserves one credit, charges the cost on settling down to zero and never below, or gives it back', async () => {
     await store.updateTeam('metered', { credits: 3 });
     const credits = new Credits(store, new TeamSettingsCache(store, defaults));
-    const failed = await credits.reserve('metered');
+    const account = { team: 'metered', keyId: 'k1' };
+    const failed = await credits.reserve(account);
     assert.equal(await balance('metered'), 2);
     await failed!.release();
     await failed!.settle(1);
     assert.equal(await balance('metered'), 3, 'a failed request costs nothing, settled later or not');
+    assert.deepEqual(await store.readUsage('metered'), [], 'nor is it counted as used');
 
-    const pdf = await credits.reserve('metered');
+    const pdf = await credits.reserve(account);
     // A PDF of 9 pages costs 10: the 2 left are taken, and the answer is still given.
     await pdf!.settle(10);
     assert.equal(await balance('metered'), 0);
-    assert.equal(await credits.reserve('metered'), undefined, 'an empty balance pays for nothing');
+    assert.equal(await credits.reserve(account), undefined, 'an empty balance pays for nothing');
+    assert.equal((await store.readUsage('metered'))[0]?.credits, 10, 'usage counts what the work cost');
+  });
+
+  it('counts usage by key and calendar month (UTC), credits and tokens apart', async () => {
+    let now = new Date('2026-01-31T23:59:59.000Z');
+    const ledger = new UsageLedger(store, () => now);
+    await ledger.add({ team: 'months', keyId: 'a' }, { credits: 2 });
+    await ledger.add({ team: 'months', keyId: 'a' }, { tokens: 150 });
+    await ledger.add({ team: 'months', keyId: 'b' }, { credits: 1, tokens: 0 });
+    now = new Date('2026-02-01T00:00:00.000Z');
+    await ledger.add({ team: 'months', keyId: 'a' }, { credits: 5 });
+    await ledger.add({ team: 'months', keyId: 'a' }, { credits: 0, tokens: 0 });
+    await ledger.add({ team: 'other', keyId: 'a' }, { credits: 9 });
+    assert.deepEqual(await store.readUsage('months'), [
+      { keyId: 'a', month: '2026-01', credits: 2, tokens: 150, lastAt: '2026-01-31T23:59:59.000Z' },
+      { keyId: 'b', month: '2026-01', credits: 1, tokens: 0, lastAt: '2026-01-31T23:59:59.000Z' },
+      { keyId: 'a', month: '2026-02', credits: 5, tokens: 0, lastAt: '2026-02-01T00:00:00.000Z' },
+    ]);
+    assert.deepEqual(monthBounds('2026-12'), {
+      start: '2026-12-01T00:00:00.000Z',
+      end: '2027-01-01T00:00:00.000Z',
+    });
   });
 
   it('reads a team’s settings again 5 seconds after they were read, not before', async () => {

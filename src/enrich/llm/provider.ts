@@ -25,6 +25,8 @@ export interface ChatRequest {
   responseFormat?: ResponseFormat;
   maxTokens: number;
   signal: AbortSignal;
+  /** Told the tokens an answered call spent (prompt and answer), for the team's usage. */
+  onTokens?: (tokens: number) => void;
 }
 
 export interface LanguageModel {
@@ -92,7 +94,19 @@ function errorMessage(body: string): string {
   return body.trim();
 }
 
-function answerText(body: string): string {
+/**
+ * The tokens a call spent: as the server reports them (`usage.total_tokens`, which OpenAI,
+ * vLLM, llama.cpp's server and Ollama send), else estimated from the characters sent and answered.
+ */
+function tokensSpent(parsed: unknown, request: ChatRequest, answer: string): number {
+  const usage = isJsonObject(parsed) ? parsed.usage : undefined;
+  const total = isJsonObject(usage) ? usage.total_tokens : undefined;
+  if (typeof total === 'number' && Number.isFinite(total) && total >= 0) return Math.round(total);
+  const chars = request.messages.reduce((sum, m) => sum + m.content.length, answer.length);
+  return Math.ceil(chars / limits.llmCharsPerToken);
+}
+
+function answerText(body: string, request: ChatRequest): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -101,7 +115,10 @@ function answerText(body: string): string {
   }
   const choices = isJsonObject(parsed) ? parsed.choices : undefined;
   const message = Array.isArray(choices) && isJsonObject(choices[0]) ? choices[0].message : undefined;
-  if (isJsonObject(message) && typeof message.content === 'string') return message.content;
+  if (isJsonObject(message) && typeof message.content === 'string') {
+    request.onTokens?.(tokensSpent(parsed, request, message.content));
+    return message.content;
+  }
   if (isJsonObject(message) && typeof message.refusal === 'string')
     throw new ModelError(`the model refused: ${message.refusal}`);
   throw new ModelError('the model server answered without a message');
@@ -148,7 +165,7 @@ export class OpenAICompatibleModel implements LanguageModel {
           signal: request.signal,
         });
         const text = await readCapped(res);
-        if (res.ok) return answerText(text);
+        if (res.ok) return answerText(text, request);
         const message = errorMessage(text).slice(0, limits.llmErrorChars);
         if (res.status === 400 && attempt < 2 && this.adapt(message)) continue;
         const refused =
@@ -189,6 +206,23 @@ export class OpenAICompatibleModel implements LanguageModel {
     }
     return false;
   }
+}
+
+/**
+ * The model as one account uses it: each answered call's tokens are added to that account's
+ * usage before its answer is handed on, so a usage read after the answer counts them.
+ */
+export function meteredModel(model: LanguageModel, record: (tokens: number) => Promise<void>): LanguageModel {
+  return {
+    settings: model.settings,
+    accepts: model.accepts,
+    async complete(request) {
+      let tokens = 0;
+      const text = await model.complete({ ...request, onTokens: (n) => (tokens += n) });
+      await record(tokens);
+      return text;
+    },
+  };
 }
 
 /** A failure as a ModelError whose message can go in a warning. */

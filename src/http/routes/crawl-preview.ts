@@ -8,12 +8,15 @@ import { ApiError, badRequest } from '../../errors.ts';
 import { limits } from '../../limits.ts';
 import { describeIssue } from '../../options/validate.ts';
 import { deadline } from '../../pipeline/deadline.ts';
+import type { Credits } from '../../quota/credits.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
 import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 
 export interface CrawlPreviewRouteDeps {
   model: LanguageModel | undefined;
+  /** Whose ledger the model's tokens are added to. */
+  credits: Credits;
   uploads: UploadBudget;
   policy: NetPolicy;
   /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
@@ -54,9 +57,10 @@ export async function crawlPreviewRoutes(app: FastifyInstance, deps: CrawlPrevie
         signal: clock.signal,
       });
       let why = 'No language model is configured';
-      if (deps.model) {
+      const model = deps.credits.usage.modelFor(deps.model, request.principal!);
+      if (model) {
         try {
-          const options = await previewCrawlOptions(deps.model, url, prompt, site, clock.signal);
+          const options = await previewCrawlOptions(model, url, prompt, site, clock.signal);
           return { success: true, data: { url, ...options } };
         } catch (error) {
           if (!(error instanceof ModelError)) throw error;

@@ -16,6 +16,7 @@ import { deadline } from '../../pipeline/deadline.ts';
 import type { Credits } from '../../quota/credits.ts';
 import { type TeamSettingsCache, underZdrPolicy } from '../../quota/team-settings.ts';
 import type { UploadBudget } from '../../quota/upload-budget.ts';
+import type { Account } from '../../quota/usage.ts';
 import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
 import { uuidv7 } from '../../sessions/tokens.ts';
@@ -38,10 +39,10 @@ export interface JobRouteDeps {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** 402 unless the team can pay for a page; its balance (undefined: unmetered). */
-async function balanceFor(deps: JobRouteDeps, team: string): Promise<number | undefined> {
-  const probe = await reserveCredits(deps.credits, team);
+async function balanceFor(deps: JobRouteDeps, account: Account): Promise<number | undefined> {
+  const probe = await reserveCredits(deps.credits, account);
   await probe.release();
-  return (await deps.store.getTeam(team))?.credits ?? undefined;
+  return (await deps.store.getTeam(account.team))?.credits ?? undefined;
 }
 
 /**
@@ -63,9 +64,10 @@ async function applyPrompt(
       hold,
       signal: clock.signal,
     });
+    const model = deps.credits.usage.modelFor(deps.model, request.principal!);
     const derived =
-      (deps.model &&
-        (await previewCrawlOptions(deps.model, crawl.url, crawl.prompt, site, clock.signal).catch(
+      (model &&
+        (await previewCrawlOptions(model, crawl.url, crawl.prompt, site, clock.signal).catch(
           () => undefined,
         ))) ||
       readPromptByRules(crawl.url, crawl.prompt, site);
@@ -173,7 +175,7 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
     const crawl = validateCrawlBody(request.body);
     const team = request.principal!.team;
     const zeroDataRetention = await jobZdr(deps, team, crawl.zeroDataRetention);
-    const balance = await balanceFor(deps, team);
+    const balance = await balanceFor(deps, request.principal!);
     const promptGeneratedOptions = await applyPrompt(deps, request, crawl);
     const crawler = crawl.options.crawler!;
     // Upstream clamps the limit to what the team can pay for.
@@ -208,7 +210,7 @@ export async function jobRoutes(app: FastifyInstance, deps: JobRouteDeps): Promi
     const batch = validateBatchBody(request.body);
     const team = request.principal!.team;
     const zeroDataRetention = await jobZdr(deps, team, batch.zeroDataRetention);
-    await balanceFor(deps, team);
+    await balanceFor(deps, request.principal!);
     const base = publicBase(deps.config, request).http;
     let id: string;
     if (batch.appendToId) {

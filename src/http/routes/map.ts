@@ -26,7 +26,7 @@ export async function mapRoutes(app: FastifyInstance, deps: MapRouteDeps): Promi
   app.post('/v2/map', async (request, reply) => {
     const map = validateMapBody(request.body);
     const team = request.principal!.team;
-    const credit = await reserveCredits(deps.credits, team);
+    const credit = await reserveCredits(deps.credits, request.principal!);
     const hold = deps.uploads.open(team);
     const ms = map.timeout ?? limits.mapDefaultTimeoutMs;
     const timedOut = new ApiError(

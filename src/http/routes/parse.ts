@@ -35,7 +35,7 @@ export async function parseRoutes(app: FastifyInstance, deps: ParseRouteDeps): P
   app.post('/v2/parse', async (request, reply) => {
     const team = request.principal!.team;
     // Before a byte of the upload is read; given back unless the parse answers.
-    const credit = await reserveCredits(deps.credits, team);
+    const credit = await reserveCredits(deps.credits, request.principal!);
     try {
       // The upload's bytes count against the node's and the team's budget until the answer is sent.
       const hold = deps.uploads.open(team);

@@ -31,7 +31,7 @@ export async function scrapeRoutes(app: FastifyInstance, deps: ScrapeRouteDeps):
     const hold = deps.uploads.open(team);
     reply.raw.once('close', hold.releaseAll);
     // Before anything is fetched; given back unless the scrape answers.
-    const credit = await reserveCredits(deps.credits, team);
+    const credit = await reserveCredits(deps.credits, request.principal!);
     let body: Buffer;
     try {
       const outcome = await scrapePage(deps, {
