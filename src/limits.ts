@@ -635,6 +635,12 @@ export const limits = {
   scrapeRedirects: 10,
   /** Characters of a scrape's `url`: browsers and CDNs refuse URLs much past 8 KB. */
   scrapeUrlChars: 8_192,
+  /**
+   * Selectors one `attributes` format may list: each walks the whole page, so a list of
+   * thousands would hold a conversion worker for what no page needs (the answer's budget bounds
+   * what they find).
+   */
+  attributeSelectors: 100,
   /** Bytes of the caller's `headers` together: servers commonly refuse request headers past 8-16 KB. */
   scrapeHeaderBytes: 16 * 1024,
   /** Headers of one origin answer: Node's default cap, so a server cannot flood the parser. */

@@ -1,4 +1,4 @@
-import { matches } from 'hast-util-select';
+import { matches, selectAll } from 'hast-util-select';
 import { z } from 'zod';
 import { limits } from '../limits.ts';
 
@@ -129,6 +129,39 @@ function isSelector(selector: string): boolean {
     return false;
   }
 }
+/** A selector, combinators included, that hast-util-select can run over a whole tree. */
+function isTreeSelector(selector: string): boolean {
+  try {
+    selectAll(selector, { type: 'root', children: [] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Scrape's `attributes` format (jobs-and-formats §9.6): for each selector, in request order, the
+ * values of one attribute of the elements it picks in the cleaned HTML.
+ */
+export const attributesFormat = z.strictObject({
+  type: z.literal('attributes'),
+  selectors: z
+    .array(
+      z.strictObject({
+        selector: z
+          .string({ error: 'must be a string' })
+          .min(1, { error: 'must not be empty' })
+          .refine(isTreeSelector, { error: 'must be a valid CSS selector' }),
+        attribute: z
+          .string({ error: 'must be a string' })
+          .regex(/^[^\s"'>/=]+$/, { error: 'must be an attribute name' }),
+      }),
+      { error: 'must be an array of {selector, attribute} objects' },
+    )
+    .max(limits.attributeSelectors, { error: `must list at most ${limits.attributeSelectors} selectors` }),
+});
+export type AttributesFormat = z.output<typeof attributesFormat>;
+
 const selectorList = z.array(
   z
     .string()
@@ -216,4 +249,10 @@ export const parseOptionsSchema = z
   })
   .describe('Parse options');
 
-export type ParseOptions = z.output<typeof parseOptionsSchema>;
+/**
+ * What a conversion is asked for: parse's options, whose formats may also hold those a fetched
+ * page alone can ask for and the worker makes (scrape's `attributes`).
+ */
+export type ParseOptions = Omit<z.output<typeof parseOptionsSchema>, 'formats'> & {
+  formats: (z.output<typeof formatObject> | AttributesFormat)[];
+};

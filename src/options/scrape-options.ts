@@ -3,7 +3,13 @@ import { countries } from 'countries-list';
 import { z } from 'zod';
 import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
-import { formatObject, type ParseOptions, parseOptionsSchema, scrapeOnlyFormats } from './parse-options.ts';
+import {
+  attributesFormat,
+  formatObject,
+  type ParseOptions,
+  parseOptionsSchema,
+  scrapeOnlyFormats,
+} from './parse-options.ts';
 import { checkParsedOptions, validationError } from './validate.ts';
 
 /** `example.com/a` means `http://example.com/a`, as upstream reads a URL without a scheme. */
@@ -133,11 +139,11 @@ const screenshotFields = {
 const screenshotFormat = z.strictObject({ type: z.literal('screenshot'), ...screenshotFields });
 export type ScreenshotSpec = Omit<z.output<typeof screenshotFormat>, 'type'>;
 
-/** Parse's formats and the screenshot; `"screenshot"` is shorthand for `{type:"screenshot"}`. */
+/** Parse's formats, the screenshot and attributes; `"screenshot"` is shorthand for `{type:"screenshot"}`. */
 const scrapeFormat = z.preprocess(
   (v) => (typeof v === 'string' ? { type: v } : v),
-  z.discriminatedUnion('type', [screenshotFormat, formatObject], {
-    error: 'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot',
+  z.discriminatedUnion('type', [screenshotFormat, attributesFormat, formatObject], {
+    error: 'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes',
   }),
 );
 
@@ -281,6 +287,8 @@ export interface ScrapeRequest {
 }
 
 const notBuilt = 'is not available in this Quire build yet';
+/** The formats only a fetched page can ask for that this build makes. */
+const builtScrapeFormats = new Set(['screenshot', 'attributes']);
 
 /**
  * What this build cannot do, each named with why: a browser profile (scrapes render in a fresh
@@ -293,7 +301,7 @@ function refusals(raw: Record<string, unknown>): { code: 'SCRAPE_UNSUPPORTED_OPT
   if (Array.isArray(raw.formats)) {
     raw.formats.forEach((f, i) => {
       const type = typeof f === 'string' ? f : (f as { type?: unknown } | null)?.type;
-      if (typeof type !== 'string' || type === 'screenshot') return;
+      if (typeof type !== 'string' || builtScrapeFormats.has(type)) return;
       if ((scrapeOnlyFormats as readonly string[]).includes(type))
         refuse(`body.formats[${i}] ${type} ${notBuilt}`);
     });

@@ -4,7 +4,8 @@ import type { MetadataValue } from '../document/model.ts';
 import { enrichInWorker, type ModelInput } from '../enrich/in-worker.ts';
 import type { JsonValue } from '../enrich/json.ts';
 import type { EnrichPlan } from '../enrich/plan.ts';
-import type { ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
+import type { AttributesFormat, ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
+import { type AttributeValues, selectAttributes } from '../render/attributes.ts';
 import { renderHtml } from '../render/html.ts';
 import { collectImages } from '../render/images.ts';
 import { collectLinks } from '../render/links.ts';
@@ -58,6 +59,8 @@ export interface ParseData {
   rawHtml?: string;
   links?: string[];
   images?: string[];
+  /** Scrape's `attributes` format: per selector, the attribute's values. */
+  attributes?: AttributeValues[];
   /** Each physical page's Markdown (PDF parser option `pages`). */
   pages?: PageMarkdown[];
   /** Each page's layout blocks (PDF parser option `blocks`). */
@@ -162,6 +165,11 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     outputs.rawHtml = budget.add('rawHtml', doc.rawHtml ?? renderHtml(doc.tree), chars);
   if (wanted.has('links')) outputs.links = budget.add('links', collectLinks(tree), chars);
   if (wanted.has('images')) outputs.images = budget.add('images', collectImages(tree), chars);
+  const attributes = job.options.formats.find((f): f is AttributesFormat => f.type === 'attributes');
+  if (attributes && attributes.selectors.length > 0) {
+    const found = selectAttributes(tree, attributes.selectors);
+    outputs.attributes = budget.add('attributes', found, (a) => chars(a.flatMap((entry) => entry.values)));
+  }
   if (paged && (paged.options.pages || paged.options.pageMarkdown)) {
     const pages = pagesOutput(paged.pages, byPage ?? renderByPage(tree, render));
     outputs.pages = budget.add('pages', pages, (p) => chars(p.map((page) => page.markdown)));

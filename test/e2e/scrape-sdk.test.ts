@@ -42,10 +42,21 @@ describe('scrape through the SDKs', () => {
   it("works through the JS SDK's scrape() unchanged", async () => {
     const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
     const doc = await client.scrape(`${site.url}/article`, {
-      formats: ['markdown', 'links'],
+      formats: [
+        'markdown',
+        'links',
+        { type: 'attributes', selectors: [{ selector: 'article a', attribute: 'href' }] },
+      ],
       timeout: 120_000,
     });
     assert.match(doc.markdown ?? '', /^# How tides are predicted/);
+    assert.deepEqual(doc.attributes, [
+      {
+        selector: 'article a',
+        attribute: 'href',
+        values: [`${site.url}/blog/2024/constituents.html`, `${site.url}/blog/data/gauges.csv`],
+      },
+    ]);
     assert.equal(doc.metadata?.url, `${site.url}/blog/2024/tides.html`);
     assert.equal(doc.metadata?.statusCode, 200);
   });

@@ -191,6 +191,68 @@ describe('POST /v2/scrape', () => {
     assert.equal(typeof metadata.scrapeId, 'string');
   });
 
+  it('reads attributes from the cleaned page: selectors in order, values absolute, main content only', async () => {
+    const { status, body } = await scrape({
+      url: `${site.url}/article`,
+      formats: [
+        'markdown',
+        {
+          type: 'attributes',
+          selectors: [
+            { selector: 'a', attribute: 'href' },
+            { selector: 'html', attribute: 'lang' },
+            { selector: 'nav a', attribute: 'href' },
+          ],
+        },
+      ],
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.deepEqual(body.data.attributes, [
+      {
+        selector: 'a',
+        attribute: 'href',
+        values: [`${site.url}/blog/2024/constituents.html`, `${site.url}/blog/data/gauges.csv`],
+      },
+      // The cleaned HTML has no <html> element, and the navigation is not main content.
+      { selector: 'html', attribute: 'lang', values: [] },
+      { selector: 'nav a', attribute: 'href', values: [] },
+    ]);
+    // Outputs before metadata.
+    assert.deepEqual(Object.keys(body.data), ['markdown', 'attributes', 'metadata']);
+    const whole = await scrape({
+      url: `${site.url}/article`,
+      onlyMainContent: false,
+      formats: [{ type: 'attributes', selectors: [{ selector: 'nav a', attribute: 'href' }] }],
+    });
+    assert.deepEqual(whole.body.data.attributes[0].values, [`${site.url}/`, `${site.url}/about`]);
+    for (const [format, field] of [
+      [
+        { type: 'attributes', selectors: [{ selector: 'a[', attribute: 'href' }] },
+        /formats\[0\]\.selectors\[0\]\.selector must be a valid CSS selector/,
+      ],
+      [
+        { type: 'attributes', selectors: [{ selector: 'a', attribute: 'two words' }] },
+        /formats\[0\]\.selectors\[0\]\.attribute must be an attribute name/,
+      ],
+      [{ type: 'attributes', selectors: [{ selector: 'a' }] }, /formats\[0\]\.selectors\[0\]\.attribute/],
+      [
+        { type: 'attributes', selectors: [{ selector: 'a', attribute: 'href', all: true }] },
+        /formats\[0\]\.selectors\[0\]/,
+      ],
+      [
+        {
+          type: 'attributes',
+          selectors: Array.from({ length: 101 }, () => ({ selector: 'a', attribute: 'href' })),
+        },
+        /at most 100 selectors/,
+      ],
+    ] as const) {
+      const refused = await scrape({ url: `${site.url}/article`, formats: [format] });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.match(refused.body.error, field);
+    }
+  });
+
   it('takes a URL without a scheme as http, keeping it as written in sourceURL', async () => {
     const bare = `${site.url.replace('http://', '')}/latin1`;
     const { status, body } = await scrape({ url: bare });
