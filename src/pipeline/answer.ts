@@ -42,7 +42,15 @@ export interface AnswerParts {
  */
 export type WorkerResult =
   | { ok: true; body: Uint8Array; usage: Usage }
-  | { ok: true; parts: AnswerParts; modelInput: ModelInput; usage: Usage }
+  | {
+      ok: true;
+      parts: AnswerParts;
+      /** What the model reads for summary and json, when a model is to make them. */
+      modelInput?: ModelInput;
+      /** The answer's Markdown, when the API process compares it with an earlier scrape's. */
+      markdown?: string;
+      usage: Usage;
+    }
   /** The text for a model to find personal information in (`redactPII` accurate, first step). */
   | { ok: true; redact: { text: string; textChars: number } }
   | { ok: false; code: ConversionError['code']; message: string };
@@ -71,21 +79,38 @@ export function answerParts(data: ParseData, envelope: AnswerMetadata): AnswerPa
 }
 
 /**
- * The body from its parts, with `late` fields (summary, json) where upstream puts them, after
- * the other outputs and before metadata, and `warnings` added to the worker's.
+ * What the API process adds to a worker's answer, each field where the contract's data object
+ * has it: `outputs` after the worker's outputs and before metadata (summary and json, where
+ * upstream answers them, then a rendered page's screenshot and actions); `trailing` after
+ * `warning` (changeTracking, as the contract's table lists it); `warnings` joined to the worker's.
  */
-export function joinAnswer(parts: AnswerParts, late: Enriched, warnings: string[]): string {
+export interface LateFields {
+  outputs: Enriched & { screenshot?: string; actions?: unknown };
+  trailing: { changeTracking?: unknown };
+  warnings: string[];
+}
+
+export const noLateFields = (): LateFields => ({ outputs: {}, trailing: {}, warnings: [] });
+
+/** The body from the worker's parts and the API process's fields, joined as text, never re-encoded. */
+export function joinAnswer(parts: AnswerParts, late: LateFields): string {
   const pieces = [parts.head];
   let first = parts.empty;
   const add = (key: string, json: string) => {
     pieces.push(`${first ? '' : ','}"${key}":${json}`);
     first = false;
   };
-  if (late.summary !== undefined) add('summary', JSON.stringify(late.summary));
-  if (late.json !== undefined) add('json', JSON.stringify(late.json));
+  const addAll = (fields: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(fields))
+      if (value !== undefined) add(key, JSON.stringify(value));
+  };
+  // Fixed order, whatever order the fields were made in.
+  const { summary, json, screenshot, actions } = late.outputs;
+  addAll({ summary, json, screenshot, actions });
   add('metadata', parts.metadata);
-  const warning = [parts.warning, ...warnings].filter(Boolean).join(' ');
+  const warning = [parts.warning, ...late.warnings].filter(Boolean).join(' ');
   if (warning) add('warning', JSON.stringify(warning));
+  addAll({ changeTracking: late.trailing.changeTracking });
   pieces.push('}}');
   return pieces.join('');
 }

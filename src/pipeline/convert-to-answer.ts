@@ -14,7 +14,13 @@ import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { Account } from '../quota/usage.ts';
 import type { ModelRedaction } from '../transform/pii/index.ts';
 import { piiSettings } from '../transform/pii/settings.ts';
-import { type EnvelopeMetadata, joinAnswer, type WorkerResult } from './answer.ts';
+import {
+  type EnvelopeMetadata,
+  joinAnswer,
+  type LateFields,
+  noLateFields,
+  type WorkerResult,
+} from './answer.ts';
 import { type Deadline, stopped } from './deadline.ts';
 import { detectUpload } from './detect-upload.ts';
 import type { PageOrigin } from './parse-document.ts';
@@ -75,7 +81,7 @@ async function convert(
   enrich: EnrichPlan | undefined,
   clock: Deadline,
   piiModel?: ModelRedaction,
-  extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
+  additions: AnswerAdditions = {},
 ): Promise<Converted> {
   const { format, warnings } = detectUpload(input.file, options, input.origin !== undefined);
   if (caller.audit) caller.audit.format = format;
@@ -92,7 +98,7 @@ async function convert(
       caller.log.debug({ team: caller.team, queue: deps.pool.stats() }, 'conversion submitted');
       const envelope: EnvelopeMetadata = { scrapeId: randomUUID(), concurrencyLimited: lease.limited };
       if (lease.limited) envelope.concurrencyQueueDurationMs = lease.waitedMs;
-      if (extra.cacheState) envelope.cacheState = extra.cacheState;
+      if (additions.cacheState) envelope.cacheState = additions.cacheState;
       const result = await measured(
         deps.metrics,
         format,
@@ -109,6 +115,10 @@ async function convert(
             origin: input.origin,
             piiModel,
             background: caller.background,
+            handBack:
+              additions.captures || additions.track
+                ? { parts: true, markdown: additions.track !== undefined }
+                : undefined,
           },
           { team: caller.team, key: caller.keyId },
           clock.signal,
@@ -150,24 +160,48 @@ async function measured(
 }
 
 /**
- * The answer body: as the worker serialised it, or with summary and json from the model spliced
- * in. The model calls run here, in the API process (they are I/O), after the team's conversion
- * slot is released, within what is left of the request's timeout less a margin, so that a model
- * that runs out of time gives null and a warning rather than a 408.
+ * What a way in adds to the conversion's answer beyond parse's: the cache's state (scrape), and
+ * fields made in the API process, which the answer module puts in their places.
+ */
+export interface AnswerAdditions {
+  cacheState?: EnvelopeMetadata['cacheState'];
+  /** A rendered page's screenshot and actions, published once the conversion has succeeded. */
+  captures?: () => Promise<Pick<LateFields['outputs'], 'screenshot' | 'actions'>>;
+  /** Compares the answer's Markdown with the team's earlier scrape of the page (changeTracking). */
+  track?: (markdown: string | undefined) => Promise<{ changeTracking?: unknown; warning?: string }>;
+}
+
+/**
+ * The answer body: as the worker serialised it, or joined with what the API process makes. The
+ * model calls run here (they are I/O), after the team's conversion slot is released, within what
+ * is left of the request's timeout less a margin, so that a model that runs out of time gives
+ * null and a warning rather than a 408.
  */
 async function answer(
   model: LanguageModel | undefined,
   result: Extract<WorkerResult, { usage: unknown }>,
   enrich: EnrichPlan | undefined,
   clock: Deadline,
+  additions: AnswerAdditions,
 ): Promise<Buffer> {
   if ('body' in result)
     return Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);
-  if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
-  const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
-  const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
-  const { fields, warnings } = await enrichWithModel(model, result.modelInput, enrich, signal);
-  return Buffer.from(joinAnswer(result.parts, fields, warnings));
+  const late = noLateFields();
+  if (result.modelInput) {
+    if (!model || !enrich) throw new Error('the worker handed back model input, but no model is configured');
+    const left = Math.max(1, Math.floor(clock.remaining() - limits.llmAnswerMarginMs));
+    const signal = AbortSignal.any([clock.signal, AbortSignal.timeout(left)]);
+    const { fields, warnings } = await enrichWithModel(model, result.modelInput, enrich, signal);
+    Object.assign(late.outputs, fields);
+    late.warnings.push(...warnings);
+  }
+  if (additions.captures) Object.assign(late.outputs, await additions.captures());
+  if (additions.track) {
+    const { changeTracking, warning } = await additions.track(result.markdown);
+    late.trailing.changeTracking = changeTracking;
+    if (warning) late.warnings.push(warning);
+  }
+  return Buffer.from(joinAnswer(result.parts, late));
 }
 
 /**
@@ -192,14 +226,14 @@ export async function convertToAnswer(
   options: ParseOptions,
   clock: Deadline,
   credit: CreditHold,
-  extra: Pick<EnvelopeMetadata, 'cacheState'> = {},
+  additions: AnswerAdditions = {},
 ): Promise<Buffer> {
   const model = deps.credits.usage.modelFor(deps.model, caller);
   const enrich = planEnrichment(options, model?.settings);
   const piiModel = await findPiiForAccurate({ ...deps, model }, caller, input, options, clock);
-  const { result, format } = await convert(deps, caller, input, options, enrich, clock, piiModel, extra);
+  const { result, format } = await convert(deps, caller, input, options, enrich, clock, piiModel, additions);
   if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
-  const body = await answer(model, result, enrich, clock);
+  const body = await answer(model, result, enrich, clock, additions);
   await credit.settle(creditCost(format, result.usage));
   return body;
 }

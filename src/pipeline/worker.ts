@@ -13,6 +13,8 @@ process.once('disconnect', () => process.exit(0));
 
 export interface WorkerJob extends ParseJob {
   envelope: EnvelopeMetadata;
+  /** What the API process still adds: then the answer comes back in parts (and its Markdown, to compare). */
+  handBack?: { parts: boolean; markdown: boolean };
   /** Work nobody waits on (a crawl's or a batch's page): it runs in the background from the start. */
   background?: boolean;
 }
@@ -52,7 +54,10 @@ export default async function run(pooled: PooledJob): Promise<WorkerReply> {
     // beside scrapeId, where upstream has it.
     const { scrapeId, ...others } = job.envelope;
     const envelope = { scrapeId, creditsUsed: creditCost(job.format, usage), ...others };
-    if (modelInput) return { ok: true, parts: answerParts(data, envelope), modelInput, usage };
+    if (modelInput || job.handBack?.parts) {
+      const markdown = job.handBack?.markdown ? data.markdown : undefined;
+      return { ok: true, parts: answerParts(data, envelope), modelInput, markdown, usage };
+    }
     const body = answerBody(data, envelope);
     if (body.byteLength < limits.bulkMinBytes || !socketPath || !answerToken)
       return { ok: true, body, usage };

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import type { ScrapeRequest } from '../options/scrape-options.ts';
 import {
+  type AnswerAdditions,
   type Caller,
   type ConversionInput,
   type ConvertDeps,
@@ -197,8 +198,10 @@ export async function scrapePage(deps: ScrapeDeps, call: ScrapeCall): Promise<Sc
     const { input, page, rendered } = await readPage(scrape, deps, context, clock, options.blockAds);
     const origin = input.origin!;
     // Upstream reports cacheState only when the cache was looked in (not for maxAge 0).
-    const extra = plan && plan.maxAge > 0 ? { cacheState: 'miss' as const } : {};
-    let body = await convertToAnswer(deps, call.caller, input, options, clock, credit, extra).catch(
+    const additions: AnswerAdditions = plan && plan.maxAge > 0 ? { cacheState: 'miss' } : {};
+    if (rendered)
+      additions.captures = () => deps.renderer.answerFields(rendered, options.zeroDataRetention, call.base);
+    const body = await convertToAnswer(deps, call.caller, input, options, clock, credit, additions).catch(
       (error: unknown) => {
         throw error instanceof ApiError && error.code === 'UNSUPPORTED_FILE_TYPE'
           ? new ApiError(
@@ -209,13 +212,6 @@ export async function scrapePage(deps: ScrapeDeps, call: ScrapeCall): Promise<Sc
           : error;
       },
     );
-    if (rendered) {
-      const fields = await deps.renderer.answerFields(rendered, options.zeroDataRetention, call.base);
-      // The worker's body ends with the data object's and the envelope's closing braces.
-      if (body.subarray(-2).toString() !== '}}')
-        throw new Error('the answer does not end with its data object');
-      if (fields) body = Buffer.concat([body.subarray(0, body.length - 2), Buffer.from(`,${fields}}}`)]);
-    }
     if (plan?.write && cacheWorthy(deps, call, origin.statusCode, body)) {
       // Screenshots served by Quire expire after 24 hours; data URLs do not.
       const captureUrls = rendered?.screenshot !== undefined && deps.config.QUIRE_SCRAPE_CAPTURES === 'url';

@@ -149,6 +149,8 @@ describe('POST /v2/scrape rendered in a browser', () => {
       });
       assert.equal(status, 200, JSON.stringify(body));
       assert.match(body.data.markdown, /Clicked once\./);
+      // Outputs, then the browser's captures, then metadata (the contract's data object).
+      assert.deepEqual(Object.keys(body.data), ['markdown', 'screenshot', 'actions', 'metadata']);
       assert.deepEqual(body.data.actions.javascriptReturns, [{ type: 'number', value: 26 }]);
       assert.equal(body.data.actions.scrapes.length, 1);
       assert.match(body.data.actions.scrapes[0].html, /Clicked once\./);

@@ -22,10 +22,14 @@ export class ScrapeRenderer {
     );
   }
 
-  /** `screenshot` and `actions` of the answer's data, as JSON members to add to it ("" when none). */
-  async answerFields(page: RenderedPage, zeroDataRetention: boolean, base: string): Promise<string> {
+  /** `screenshot` and `actions` of the answer's data, their captures published (none when not asked for). */
+  async answerFields(
+    page: RenderedPage,
+    zeroDataRetention: boolean,
+    base: string,
+  ): Promise<{ screenshot?: string; actions?: unknown }> {
     const publish = (capture: Capture) => this.captures.publish(capture, zeroDataRetention, base);
-    const fields: Record<string, unknown> = {};
+    const fields: { screenshot?: string; actions?: unknown } = {};
     if (page.screenshot) fields.screenshot = await publish(page.screenshot);
     if (page.actions) {
       const { screenshots, scrapes, javascriptReturns, pdfs } = page.actions;
@@ -36,8 +40,7 @@ export class ScrapeRenderer {
         pdfs: await Promise.all(pdfs.map(publish)),
       };
     }
-    const json = JSON.stringify(fields);
-    return json === '{}' ? '' : json.slice(1, -1);
+    return fields;
   }
 
   async close(): Promise<void> {
