@@ -707,6 +707,17 @@ export const limits = {
    * three times the contract's default maxAge (2 days).
    */
   scrapeCacheRetentionMs: 7 * 24 * 60 * 60 * 1000,
+  /**
+   * How long change tracking keeps a page's last Markdown when nobody tracks it again: long
+   * enough for a monthly check to find its baseline, short enough that pages a team stopped
+   * watching leave the store.
+   */
+  changeBaselineRetentionMs: 90 * 24 * 60 * 60 * 1000,
+  /**
+   * The longest Markdown kept as a change-tracking baseline (characters): a page past it is
+   * reported without being kept (a warning says so), so that one huge page cannot fill the store.
+   */
+  changeBaselineChars: 5 * 2 ** 20,
   /** The contract's default maxAge for scrape: two days. */
   scrapeCacheDefaultMaxAgeMs: 2 * 24 * 60 * 60 * 1000,
   /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { ChangeTracker } from '../changes/tracker.ts';
 import type { Config } from '../config.ts';
 import { configuredModel } from '../enrich/llm/provider.ts';
 import { ApiError, tooDeep, unknownErrorBody } from '../errors.ts';
@@ -200,6 +201,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   );
   app.addHook('onClose', () => scrapeCache.close());
   const model = configuredModel(deps.config);
+  const changes = new ChangeTracker(deps.store);
   // Job events, kept in the store until their receiver has them (any process of a cluster sends them).
   const webhooks = new WebhookSender(deps.store.jobs, {
     secret: deps.config.QUIRE_WEBHOOK_SECRET || undefined,
@@ -219,6 +221,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     config: deps.config,
     cache: scrapeCache,
     adBlocker,
+    changes,
     jobs: deps.store.jobs,
     credits: deps.credits,
     uploads: deps.uploads,
@@ -333,6 +336,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       config: deps.config,
       cache: scrapeCache,
       adBlocker,
+      changes,
     });
     v2.register(crawlPreviewRoutes, {
       model,

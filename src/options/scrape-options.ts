@@ -139,11 +139,37 @@ const screenshotFields = {
 const screenshotFormat = z.strictObject({ type: z.literal('screenshot'), ...screenshotFields });
 export type ScreenshotSpec = Omit<z.output<typeof screenshotFormat>, 'type'>;
 
-/** Parse's formats, the screenshot and attributes; `"screenshot"` is shorthand for `{type:"screenshot"}`. */
+/** The `changeTracking` format (jobs-and-formats §9.1): compare with the team's last scrape of the page. */
+const changeTrackingFormat = z.strictObject({
+  type: z.literal('changeTracking'),
+  modes: z
+    .array(z.enum(['git-diff', 'json'], { error: 'must be "git-diff" or "json"' }), {
+      error: 'must be an array of modes',
+    })
+    .default([]),
+  schema: z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' }).optional(),
+  prompt: z
+    .string({ error: 'must be a string' })
+    .max(10_000, { error: 'must be at most 10000 characters' })
+    .optional(),
+  tag: z
+    .string({ error: 'must be a string or null' })
+    .min(1, { error: 'must not be empty (null for none)' })
+    .max(256, { error: 'must be at most 256 characters' })
+    .nullable()
+    .default(null),
+});
+export type ChangeTrackingSpec = Omit<z.output<typeof changeTrackingFormat>, 'type'>;
+
+/**
+ * Parse's formats, the screenshot, attributes and changeTracking; `"screenshot"` is shorthand
+ * for `{type:"screenshot"}`, `"changeTracking"` for the format with its defaults.
+ */
 const scrapeFormat = z.preprocess(
   (v) => (typeof v === 'string' ? { type: v } : v),
-  z.discriminatedUnion('type', [screenshotFormat, attributesFormat, formatObject], {
-    error: 'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes',
+  z.discriminatedUnion('type', [screenshotFormat, attributesFormat, changeTrackingFormat, formatObject], {
+    error:
+      'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking',
   }),
 );
 
@@ -282,13 +308,15 @@ export interface ScrapeRequest {
   sourceURL: string;
   fetch: FetchSettings;
   render: RenderSettings;
-  /** The conversion's options: the screenshot, which the browser makes, taken out of `formats`. */
+  /** The conversion's options: the screenshot (the browser makes it) and changeTracking taken out of `formats`. */
   options: ParseOptions;
+  /** What changeTracking asks for, when it is in `formats`. */
+  changeTracking?: ChangeTrackingSpec;
 }
 
 const notBuilt = 'is not available in this Quire build yet';
 /** The formats only a fetched page can ask for that this build makes. */
-const builtScrapeFormats = new Set(['screenshot', 'attributes']);
+const builtScrapeFormats = new Set(['screenshot', 'attributes', 'changeTracking']);
 
 /**
  * What this build cannot do, each named with why: a browser profile (scrapes render in a fresh
@@ -357,13 +385,31 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
   const { url, location: where, lockdown: _lockdown, formats, maxAge, storeInCache, ...rest } = parsed.data;
   const shots = formats.filter((f): f is z.output<typeof screenshotFormat> => f.type === 'screenshot');
   if (shots.length > 1) throw badRequest('body.formats may name screenshot once');
+  const tracked = formats.filter(
+    (f): f is z.output<typeof changeTrackingFormat> => f.type === 'changeTracking',
+  );
+  if (tracked.length > 1) throw badRequest('body.formats may name changeTracking once');
+  const changeTracking = tracked[0] && {
+    modes: tracked[0].modes,
+    schema: tracked[0].schema,
+    prompt: tracked[0].prompt,
+    tag: tracked[0].tag,
+  };
+  if (changeTracking && !formats.some((f) => f.type === 'markdown'))
+    throw badRequest('The changeTracking format requires the markdown format to be specified as well');
+  if (changeTracking?.modes.includes('json'))
+    throw new ApiError(
+      400,
+      'SCRAPE_UNSUPPORTED_OPTIONS',
+      `body.formats[${formats.indexOf(tracked[0]!)}].modes json (a diff of values extracted by schema) ${notBuilt}; git-diff is available.`,
+    );
   const options: ParseOptions = {
     ...rest,
     // The conversion caches nothing itself, as for a parse; the route keeps them in `cache`.
     maxAge: 0,
     storeInCache: false,
     formats: formats.filter(
-      (f): f is ParseOptions['formats'][number] => !screenshotFormat.safeParse(f).success,
+      (f): f is ParseOptions['formats'][number] => f.type !== 'screenshot' && f.type !== 'changeTracking',
     ),
   };
   checkParsedOptions(options, 'body');
@@ -392,5 +438,6 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
       actions,
     },
     options,
+    ...(changeTracking && { changeTracking }),
   };
 }

@@ -79,7 +79,9 @@ export interface CacheContext {
  * Whether, and under which key, a scrape reads and writes the cache. Never under zero data
  * retention (nothing of the page may be kept). Never with `actions` or `headers`, as upstream
  * (its index skips both): actions make a page interactive, so the same steps may give another
- * result, and headers often carry one user's credentials or cookies.
+ * result, and headers often carry one user's credentials or cookies. Never with changeTracking,
+ * whose answer is about this fetch against the last one: a kept answer would report a stale
+ * comparison, and a served one would compare nothing.
  */
 export function cachePlan(
   team: string,
@@ -89,6 +91,7 @@ export function cachePlan(
 ): CachePlan | undefined {
   if (zeroDataRetention) return undefined;
   if (scrape.render.actions.length > 0 || Object.keys(scrape.fetch.headers).length > 0) return undefined;
+  if (scrape.changeTracking) return undefined;
   if (scrape.cache.maxAge === 0 && !scrape.cache.store) return undefined;
   const options = Object.fromEntries(Object.entries(scrape.options).filter(([k]) => !outputNeutral.has(k)));
   const modelShaped =

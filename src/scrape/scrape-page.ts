@@ -1,7 +1,8 @@
+import type { ChangeTracker } from '../changes/tracker.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
-import type { ScrapeRequest } from '../options/scrape-options.ts';
+import type { ChangeTrackingSpec, ScrapeRequest } from '../options/scrape-options.ts';
 import {
   type AnswerAdditions,
   type Caller,
@@ -25,6 +26,8 @@ import { type ResolveAll, systemResolve, vettedAddress } from './vetted-address.
 
 /** What a scrape needs besides the conversion: the network's rules, the browsers, the cache. */
 export interface ScrapeDeps extends ConvertDeps {
+  /** Compares a tracked scrape with the team's last one of the page (changeTracking). */
+  changes: ChangeTracker;
   /** Which hosts a scrape may reach (private and loopback ones only when the operator allows them). */
   policy: NetPolicy;
   resolveAll?: ResolveAll;
@@ -174,6 +177,36 @@ function planFor(deps: ScrapeDeps, call: ScrapeCall): CachePlan | undefined {
 }
 
 /**
+ * changeTracking for one scrape: nothing is kept or compared under zero data retention (the
+ * field is left out and upstream's warning says why); a store that cannot be read or written
+ * leaves it out too, with upstream's warning, rather than failing the scrape.
+ */
+function tracking(
+  deps: ScrapeDeps,
+  call: ScrapeCall,
+  spec: ChangeTrackingSpec,
+  statusCode: number,
+): NonNullable<AnswerAdditions['track']> {
+  return async (markdown) => {
+    if (call.options.zeroDataRetention)
+      return { warning: 'Change tracking is not supported with zero data retention.' };
+    if (markdown === undefined) throw new Error('change tracking needs the answer’s Markdown');
+    try {
+      return await deps.changes.track({
+        team: call.caller.team,
+        url: call.scrape.url,
+        spec,
+        markdown,
+        statusCode,
+      });
+    } catch (err) {
+      call.caller.log.warn({ err }, 'change tracking failed');
+      return { warning: 'Comparing failed, please try again later.' };
+    }
+  };
+}
+
+/**
  * Fetch the URL over HTTP(S), then convert what came back exactly as an upload of it would be
  * (the same detection, worker pool and answer), with the page's own addresses and status in its
  * metadata; rendered in the browser pool when it needs one (see `readPage`); answered from the
@@ -201,6 +234,8 @@ export async function scrapePage(deps: ScrapeDeps, call: ScrapeCall): Promise<Sc
     const additions: AnswerAdditions = plan && plan.maxAge > 0 ? { cacheState: 'miss' } : {};
     if (rendered)
       additions.captures = () => deps.renderer.answerFields(rendered, options.zeroDataRetention, call.base);
+    if (scrape.changeTracking)
+      additions.track = tracking(deps, call, scrape.changeTracking, origin.statusCode);
     const body = await convertToAnswer(deps, call.caller, input, options, clock, credit, additions).catch(
       (error: unknown) => {
         throw error instanceof ApiError && error.code === 'UNSUPPORTED_FILE_TYPE'

@@ -12,6 +12,7 @@ import {
   type AuditRow,
   auditFromRow,
   auditValues,
+  type ChangeBaseline,
   type KeyOwner,
   MIN_ID_PREFIX,
   type Reservation,
@@ -397,6 +398,24 @@ export class PostgresStore implements Store {
   async purgeScrapeCache(now: string): Promise<number> {
     const { rowCount } = await this.pool.query('DELETE FROM scrape_cache WHERE expires_at <= $1', [now]);
     return rowCount ?? 0;
+  }
+
+  async getChangeBaseline(team: string, url: string, tag: string): Promise<ChangeBaseline | undefined> {
+    const { rows } = await this.pool.query<{ markdown: Buffer; scraped_at: Date }>(
+      'SELECT markdown, scraped_at FROM change_baselines WHERE team = $1 AND url = $2 AND tag = $3',
+      [team, url, tag],
+    );
+    const row = rows[0];
+    return row && { team, url, tag, markdown: row.markdown, scrapedAt: row.scraped_at.toISOString() };
+  }
+
+  async putChangeBaseline(b: ChangeBaseline, purgeBefore: string): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO change_baselines (team, url, tag, markdown, scraped_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (team, url, tag) DO UPDATE SET markdown = excluded.markdown, scraped_at = excluded.scraped_at`,
+      [b.team, b.url, b.tag, b.markdown, b.scrapedAt],
+    );
+    await this.pool.query('DELETE FROM change_baselines WHERE scraped_at < $1', [purgeBefore]);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import {
   type AuditRow,
   auditFromRow,
   auditValues,
+  type ChangeBaseline,
   type KeyOwner,
   MIN_ID_PREFIX,
   type Reservation,
@@ -200,6 +201,16 @@ const migrations: readonly string[] = [
      last_at TEXT NOT NULL,
      PRIMARY KEY (team, month, key_id)
    );`,
+  // The Markdown change tracking compares a page with (PostgreSQL's 008_change_baselines.sql).
+  `CREATE TABLE change_baselines (
+     team TEXT NOT NULL,
+     url TEXT NOT NULL,
+     tag TEXT NOT NULL,
+     markdown BLOB NOT NULL,
+     scraped_at TEXT NOT NULL,
+     PRIMARY KEY (team, url, tag)
+   );
+   CREATE INDEX change_baselines_age ON change_baselines(scraped_at);`,
 ];
 
 /** SQLite has no booleans: 1 and 0. */
@@ -560,6 +571,23 @@ export class SqliteStore implements Store {
 
   async purgeScrapeCache(now: string): Promise<number> {
     return Number(this.db.prepare('DELETE FROM scrape_cache WHERE expires_at <= ?').run(now).changes);
+  }
+
+  async getChangeBaseline(team: string, url: string, tag: string): Promise<ChangeBaseline | undefined> {
+    const row = this.db
+      .prepare('SELECT markdown, scraped_at FROM change_baselines WHERE team = ? AND url = ? AND tag = ?')
+      .get(team, url, tag) as { markdown: Uint8Array; scraped_at: string } | undefined;
+    return row && { team, url, tag, markdown: Buffer.from(row.markdown), scrapedAt: row.scraped_at };
+  }
+
+  async putChangeBaseline(b: ChangeBaseline, purgeBefore: string): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO change_baselines (team, url, tag, markdown, scraped_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (team, url, tag) DO UPDATE SET markdown = excluded.markdown, scraped_at = excluded.scraped_at`,
+      )
+      .run(b.team, b.url, b.tag, b.markdown, b.scrapedAt);
+    this.db.prepare('DELETE FROM change_baselines WHERE scraped_at < ?').run(purgeBefore);
   }
 
   async close(): Promise<void> {

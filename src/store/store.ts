@@ -264,6 +264,18 @@ export interface ScrapeCacheEntry {
 /** The outcome of taking credits before a request: taken, too few, or the team has no balance. */
 export type Reservation = 'taken' | 'short' | 'unlimited';
 
+/** What change tracking compares a page with: the Markdown of the team's last tracked scrape of it. */
+export interface ChangeBaseline {
+  team: string;
+  /** The scrape's URL, normalised as fetched. */
+  url: string;
+  /** The caller's tag; '' for none. */
+  tag: string;
+  /** The Markdown, brotli-compressed. */
+  markdown: Buffer;
+  scrapedAt: string;
+}
+
 /** Credits charged and model tokens spent through one key in one calendar month (UTC). */
 export interface UsageMonth {
   keyId: string;
@@ -360,5 +372,8 @@ export interface Store {
   putScrapeCache(entry: ScrapeCacheEntry, capBytes: number): Promise<void>;
   /** Delete cache entries past their end at `now`; how many went. */
   purgeScrapeCache(now: string): Promise<number>;
+  getChangeBaseline(team: string, url: string, tag: string): Promise<ChangeBaseline | undefined>;
+  /** Store (or replace) a baseline; then delete those not written since `purgeBefore`. */
+  putChangeBaseline(baseline: ChangeBaseline, purgeBefore: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -61,6 +61,25 @@ describe('scrape through the SDKs', () => {
     assert.equal(doc.metadata?.statusCode, 200);
   });
 
+  it("tracks a page's changes through the JS SDK's scrape()", async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const scrape = () =>
+      client.scrape(`${site.url}/article`, {
+        formats: ['markdown', { type: 'changeTracking', modes: ['git-diff'], tag: 'sdk' }],
+        timeout: 120_000,
+      });
+    const first = await scrape();
+    assert.equal((first.changeTracking as { changeStatus: string }).changeStatus, 'new');
+    const second = (await scrape()).changeTracking as {
+      changeStatus: string;
+      previousScrapeAt: string;
+      diff: null;
+    };
+    assert.equal(second.changeStatus, 'same');
+    assert.equal(second.diff, null);
+    assert.match(second.previousScrapeAt, /^\d{4}-\d\d-\d\dT/);
+  });
+
   it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
     const py = new PythonSdkClient(server.url, server.key);
     const reply = await py.post('/v2/scrape', {

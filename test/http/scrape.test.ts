@@ -253,6 +253,91 @@ describe('POST /v2/scrape', () => {
     }
   });
 
+  it('tracks changes across scrapes of a page: new, same through whitespace, changed with a diff, removed', async () => {
+    let page = '<h1>Opening hours</h1><p>Monday to Friday, nine to five.</p><p>Closed on Sundays.</p>';
+    let status = 200;
+    site.on('/hours', (_req, res) =>
+      res.writeHead(status, { 'content-type': 'text/html' }).end(`<main>${page}</main>`),
+    );
+    const track = (format: Record<string, unknown> = { type: 'changeTracking', modes: ['git-diff'] }) =>
+      scrape({ url: `${site.url}/hours`, formats: ['markdown', format] });
+
+    const first = await track();
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual(first.body.data.changeTracking, {
+      previousScrapeAt: null,
+      changeStatus: 'new',
+      visibility: 'visible',
+      diff: null,
+    });
+    // After metadata, as the contract's data object lists it.
+    assert.deepEqual(Object.keys(first.body.data), ['markdown', 'metadata', 'changeTracking']);
+
+    page = '<h1>Opening  hours</h1>\n\n<p>Monday to Friday,\n nine to five.</p><p>Closed on Sundays.</p>';
+    const second = await track();
+    assert.equal(second.body.data.changeTracking.changeStatus, 'same');
+    assert.match(second.body.data.changeTracking.previousScrapeAt, /^\d{4}-\d\d-\d\dT/);
+
+    page = '<h1>Opening hours</h1><p>Closed on Sundays.</p><p>Monday to Friday, nine to five.</p>';
+    const reordered = await track({ type: 'changeTracking' });
+    assert.equal(reordered.body.data.changeTracking.changeStatus, 'changed');
+    assert.equal('diff' in reordered.body.data.changeTracking, false, 'no diff without git-diff mode');
+
+    page = '<h1>Opening hours</h1><p>Monday to Saturday, nine to five.</p><p>Closed on Sundays.</p>';
+    const changed = await track();
+    const { diff } = changed.body.data.changeTracking;
+    assert.equal(changed.body.data.changeTracking.changeStatus, 'changed');
+    assert.match(diff, /^--- previous\.md\n\+\+\+ current\.md\n/m);
+    assert.match(diff, /^-Closed on Sundays\.$/m);
+    assert.match(diff, /^\+Monday to Saturday, nine to five\.$/m);
+
+    status = 410;
+    page = '<p>This page has moved away.</p>';
+    const gone = await track();
+    assert.equal(gone.body.data.changeTracking.changeStatus, 'removed');
+
+    // A tag keeps a baseline of its own; zero data retention keeps and compares nothing.
+    status = 200;
+    page = '<p>Back again.</p>';
+    const tagged = await track({ type: 'changeTracking', tag: 'weekly' });
+    assert.equal(tagged.body.data.changeTracking.changeStatus, 'new');
+    const zdr = await scrape({
+      url: `${site.url}/hours`,
+      formats: ['markdown', 'changeTracking'],
+      zeroDataRetention: true,
+    });
+    assert.equal(zdr.status, 200);
+    assert.equal(zdr.body.data.changeTracking, undefined);
+    assert.match(zdr.body.data.warning, /Change tracking is not supported with zero data retention\./);
+  });
+
+  it('refuses changeTracking without markdown, twice, with json mode, or with an empty tag', async () => {
+    for (const [formats, code, message] of [
+      [[{ type: 'changeTracking' }], 'BAD_REQUEST', /requires the markdown format to be specified as well/],
+      [['markdown', 'changeTracking', 'changeTracking'], 'BAD_REQUEST', /may name changeTracking once/],
+      [
+        ['markdown', { type: 'changeTracking', modes: ['json'] }],
+        'SCRAPE_UNSUPPORTED_OPTIONS',
+        /formats\[1\]\.modes json .* git-diff is available/,
+      ],
+      [
+        ['markdown', { type: 'changeTracking', tag: '' }],
+        'BAD_REQUEST',
+        /formats\[1\]\.tag must not be empty/,
+      ],
+      [
+        ['markdown', { type: 'changeTracking', modes: ['word-diff'] }],
+        'BAD_REQUEST',
+        /formats\[1\]\.modes\[0\] must be "git-diff" or "json"/,
+      ],
+    ] as const) {
+      const refused = await scrape({ url: `${site.url}/article`, formats });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, code);
+      assert.match(refused.body.error, message);
+    }
+  });
+
   it('takes a URL without a scheme as http, keeping it as written in sourceURL', async () => {
     const bare = `${site.url.replace('http://', '')}/latin1`;
     const { status, body } = await scrape({ url: bare });
@@ -464,15 +549,12 @@ describe('POST /v2/scrape', () => {
   it('refuses what needs a profile, a cache or a proxy pool by name, not silently', async () => {
     const formats = await scrape({
       url: `${site.url}/`,
-      formats: ['markdown', { type: 'branding' }, { type: 'changeTracking' }],
+      formats: ['markdown', { type: 'branding' }, { type: 'menu' }],
     });
     assert.equal(formats.status, 400);
     assert.equal(formats.body.code, 'SCRAPE_UNSUPPORTED_OPTIONS');
     assert.match(formats.body.error, /body\.formats\[1\] branding is not available in this Quire build yet/);
-    assert.match(
-      formats.body.error,
-      /body\.formats\[2\] changeTracking is not available in this Quire build yet/,
-    );
+    assert.match(formats.body.error, /body\.formats\[2\] menu is not available in this Quire build yet/);
     for (const [input, message] of [
       [{ profile: { name: 'x' } }, /body\.profile .*fresh browser context/],
       [{ proxy: 'stealth' }, /body\.proxy "stealth" is not available: .*only "basic" and "auto"/],
