@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { cliOn } from '../helpers/cli.ts';
 import { embeddedOnly, firstPassOnly } from '../helpers/mode.ts';
-import { parse, storeEnv, useServer } from '../helpers/server.ts';
+import { parse, repoRoot, storeEnv, useServer } from '../helpers/server.ts';
 
 const cliAlone = firstPassOnly('the CLI on a SQLite data folder, with no server: the same in both passes');
 const sqliteFile = embeddedOnly(
@@ -78,6 +78,47 @@ describe('API keys', () => {
         assert.match(after, new RegExp(`${secondId}.*revoked`));
         // Too short to name one key: refused, nothing revoked.
         await assert.rejects(cli('keys', 'revoke', secondId.slice(0, 3)));
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    'prints the settings the README lists, and answers a mistake with a message and an exit code',
+    cliAlone,
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-cli-'));
+      const cli = cliOn({ QUIRE_DATA_DIR: dataDir });
+      const failure = async (args: string[]) => {
+        const error = (await cli(...args).then(
+          () => assert.fail(`quire ${args.join(' ')} succeeded`),
+          (e: unknown) => e,
+        )) as { code: number; stderr: string };
+        return { code: error.code, stderr: error.stderr };
+      };
+      try {
+        const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+        const table = readme.slice(readme.indexOf('## Configuration'));
+        const listed = [...table.matchAll(/^\| `([A-Z_0-9]+)` \|/gm)].map((m) => m[1]!);
+        assert.ok(listed.length > 20, 'the README lists the settings');
+        const printed = (await cli('config'))
+          .trim()
+          .split('\n')
+          .map((line) => line.split('=')[0]);
+        assert.deepEqual(printed.sort(), [...listed].sort());
+
+        assert.deepEqual(await failure(['teams', 'credit', 'acme']), {
+          code: 2,
+          stderr: 'say --add N, --set N or --unlimited\n',
+        });
+        assert.deepEqual(await failure(['teams', 'credit', 'acme', '--add', '5']), {
+          code: 1,
+          stderr: 'team "acme" has no balance (unlimited): give it one with --set\n',
+        });
+        const unknown = await failure(['teams', 'rename', 'acme']);
+        assert.equal(unknown.code, 2);
+        assert.match(unknown.stderr, /unknown command 'rename'/);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }
