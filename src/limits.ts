@@ -718,6 +718,10 @@ export const limits = {
    * reported without being kept (a warning says so), so that one huge page cannot fill the store.
    */
   changeBaselineChars: 5 * 2 ** 20,
+  /** Sentences an offline `question` answer quotes at most: an answer, not a summary. */
+  answerSentences: 3,
+  /** Passages offline `highlights` returns at most: the few that bear on the query, not the page. */
+  highlightPassages: 5,
   /** The contract's default maxAge for scrape: two days. */
   scrapeCacheDefaultMaxAgeMs: 2 * 24 * 60 * 60 * 1000,
   /**

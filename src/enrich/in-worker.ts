@@ -4,6 +4,7 @@ import { extractBySchema } from './extract/extract.ts';
 import type { JsonValue } from './json.ts';
 import { type Outline, outline } from './outline.ts';
 import { type EnrichPlan, offlineCause } from './plan.ts';
+import { answerFromSentences, highlightPassages, outlineTexts } from './query/offline.ts';
 import { extractiveSummary } from './summary/extractive.ts';
 
 /**
@@ -20,6 +21,9 @@ export interface ModelInput {
 export interface Enriched {
   summary?: string | null;
   json?: JsonValue | null;
+  /** The `question` format's. */
+  answer?: string | null;
+  highlights?: string | null;
 }
 
 export interface WorkerEnrichment {
@@ -87,6 +91,22 @@ export function enrichInWorker(
   const outputs: Enriched = {};
   if (plan.summary) outputs.summary = offlineSummary(doc, plan, warnings);
   if (plan.json) outputs.json = offlineJson(doc, plan.json, metadata, plan, warnings);
+  if (plan.question !== undefined) {
+    outputs.answer = answerFromSentences(outlineTexts(doc), plan.question);
+    warnings.push(
+      outputs.answer === null
+        ? `question: ${offlineCause(plan)}, and no sentence of the page holds a word of the question; answer is null.`
+        : `question: ${offlineCause(plan)}; the answer is the page's sentences that best match the question (ranked by BM25), not a written answer.`,
+    );
+  }
+  if (plan.highlights !== undefined) {
+    outputs.highlights = highlightPassages(markdown(), plan.highlights);
+    warnings.push(
+      outputs.highlights === null
+        ? `highlights: ${offlineCause(plan)}, and no passage of the page holds a word of the query; highlights is null.`
+        : `highlights: ${offlineCause(plan)}; the passages that best match the query (ranked by BM25) were returned.`,
+    );
+  }
   if (doc.truncated)
     warnings.push('The document is longer than the offline summary and json read; they cover its start.');
   return { outputs, warnings, modelInput: undefined };

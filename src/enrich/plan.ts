@@ -1,5 +1,5 @@
 import { limits } from '../limits.ts';
-import type { ParseOptions } from '../options/parse-options.ts';
+import type { HighlightsFormat, ParseOptions, QuestionFormat } from '../options/parse-options.ts';
 import type { JsonObject } from './json.ts';
 
 /**
@@ -11,6 +11,10 @@ export interface EnrichPlan {
   method: 'model' | 'offline';
   summary: boolean;
   json: { schema: JsonObject | undefined; prompt: string | undefined } | undefined;
+  /** The `question` format's question: `answer`. */
+  question: string | undefined;
+  /** The `highlights` format's query: `highlights`. */
+  highlights: string | undefined;
   /** Why the offline methods run, for their warning. */
   offlineReason: 'no-model' | 'zero-data-retention';
   /** Markdown characters the model step reads at most (its input budget over all its calls). */
@@ -21,6 +25,10 @@ type Format = ParseOptions['formats'][number];
 /** A `json` format object (the format union does not narrow on `type` alone). */
 export type JsonFormat = Extract<Format, { type: 'json' }>;
 export const isJsonFormat = (f: Format): f is JsonFormat => f.type === 'json';
+
+/** The formats a language model makes when one is configured (the offline methods otherwise). */
+export const isModelFormat = (f: Format): boolean =>
+  f.type === 'summary' || f.type === 'json' || f.type === 'question' || f.type === 'highlights';
 
 /** What the plan needs to know of the configured model. */
 export interface ModelSettings {
@@ -34,7 +42,9 @@ export function planEnrichment(
 ): EnrichPlan | undefined {
   const summary = options.formats.some((f) => f.type === 'summary');
   const json = options.formats.find(isJsonFormat);
-  if (!summary && !json) return undefined;
+  const question = options.formats.find((f): f is QuestionFormat => f.type === 'question')?.question;
+  const highlights = options.formats.find((f): f is HighlightsFormat => f.type === 'highlights')?.query;
+  if (!summary && !json && question === undefined && highlights === undefined) return undefined;
   // Under zero data retention no content leaves for a model unless the operator has said the
   // provider keeps nothing.
   const usable = model !== undefined && (!options.zeroDataRetention || model.zeroRetention);
@@ -43,6 +53,8 @@ export function planEnrichment(
     summary,
     // The options arrived as JSON text, so the schema is JSON.
     json: json ? { schema: json.schema as JsonObject | undefined, prompt: json.prompt } : undefined,
+    question,
+    highlights,
     offlineReason: model ? 'zero-data-retention' : 'no-model',
     modelInputChars: model ? model.maxInputTokens * limits.llmCharsPerToken * limits.llmMaxChunks : 0,
   };

@@ -2,8 +2,10 @@ import { limits } from '../limits.ts';
 import type { Enriched, ModelInput } from './in-worker.ts';
 import type { LanguageModel } from './llm/provider.ts';
 import { extractWithModel } from './model/json.ts';
+import { answerWithModel, highlightWithModel } from './model/query.ts';
 import { summariseWithModel } from './model/summary.ts';
 import type { EnrichPlan } from './plan.ts';
+import { answerFromSentences, highlightPassages, passages } from './query/offline.ts';
 
 /**
  * The enrich step's part in the API process: the model calls, on the Markdown the worker handed
@@ -33,11 +35,20 @@ export async function enrichWithModel(
       fields.json = null;
       warnings.push('JSON extraction did not produce a result: the document has no text.');
     }
+    // Upstream's words.
+    if (plan.question !== undefined) fields.answer = null;
+    if (plan.highlights !== undefined) fields.highlights = null;
+    if (plan.question !== undefined || plan.highlights !== undefined)
+      warnings.push('Query was skipped because the markdown content is empty.');
     return { fields, warnings };
   }
-  const [summary, json] = await Promise.allSettled([
+  const [summary, json, answer, highlights] = await Promise.allSettled([
     plan.summary ? summariseWithModel(model, input.markdown, signal) : undefined,
     plan.json ? extractWithModel(model, input.markdown, plan.json, signal) : undefined,
+    plan.question !== undefined ? answerWithModel(model, input.markdown, plan.question, signal) : undefined,
+    plan.highlights !== undefined
+      ? highlightWithModel(model, input.markdown, plan.highlights, signal)
+      : undefined,
   ]);
   const reason = (result: PromiseRejectedResult) => {
     // The request is over (its client has gone): nothing will read a warning.
@@ -56,6 +67,25 @@ export async function enrichWithModel(
     if (json.status === 'fulfilled' && json.value?.note) warnings.push(json.value.note);
     // Upstream's wording, so clients that look for it find it.
     if (json.status === 'rejected') warnings.push(`JSON extraction failed: ${reason(json)}`);
+  }
+  // A failed model leaves question and highlights to the offline ranking, which needs none.
+  if (plan.question !== undefined) {
+    if (answer.status === 'fulfilled') fields.answer = answer.value ?? null;
+    else {
+      fields.answer = answerFromSentences(passages(input.markdown), plan.question);
+      warnings.push(
+        `question: the language model failed (${reason(answer)}); the answer is the page's sentences that best match the question (ranked by BM25), not a written answer.`,
+      );
+    }
+  }
+  if (plan.highlights !== undefined) {
+    if (highlights.status === 'fulfilled') fields.highlights = highlights.value ?? null;
+    else {
+      fields.highlights = highlightPassages(input.markdown, plan.highlights);
+      warnings.push(
+        `highlights: the language model failed (${reason(highlights)}); the passages that best match the query (ranked by BM25) were returned.`,
+      );
+    }
   }
   return { fields, warnings };
 }

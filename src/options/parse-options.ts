@@ -162,6 +162,17 @@ export const attributesFormat = z.strictObject({
 });
 export type AttributesFormat = z.output<typeof attributesFormat>;
 
+const queryText = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(10_000, { error: 'must be at most 10000 characters' });
+/** Scrape's `question` format (jobs-and-formats §9.5): a short answer from the page, as `answer`. */
+export const questionFormat = z.strictObject({ type: z.literal('question'), question: queryText });
+/** Scrape's `highlights` format: the page's passages that bear on a query, verbatim, as `highlights`. */
+export const highlightsFormat = z.strictObject({ type: z.literal('highlights'), query: queryText });
+export type QuestionFormat = z.output<typeof questionFormat>;
+export type HighlightsFormat = z.output<typeof highlightsFormat>;
+
 const selectorList = z.array(
   z
     .string()
@@ -254,5 +265,5 @@ export const parseOptionsSchema = z
  * page alone can ask for and the worker makes (scrape's `attributes`).
  */
 export type ParseOptions = Omit<z.output<typeof parseOptionsSchema>, 'formats'> & {
-  formats: (z.output<typeof formatObject> | AttributesFormat)[];
+  formats: (z.output<typeof formatObject> | AttributesFormat | QuestionFormat | HighlightsFormat)[];
 };

@@ -6,8 +6,10 @@ import { limits } from '../limits.ts';
 import {
   attributesFormat,
   formatObject,
+  highlightsFormat,
   type ParseOptions,
   parseOptionsSchema,
+  questionFormat,
   scrapeOnlyFormats,
 } from './parse-options.ts';
 import { checkParsedOptions, validationError } from './validate.ts';
@@ -167,10 +169,21 @@ export type ChangeTrackingSpec = Omit<z.output<typeof changeTrackingFormat>, 'ty
  */
 const scrapeFormat = z.preprocess(
   (v) => (typeof v === 'string' ? { type: v } : v),
-  z.discriminatedUnion('type', [screenshotFormat, attributesFormat, changeTrackingFormat, formatObject], {
-    error:
-      'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking',
-  }),
+  z.discriminatedUnion(
+    'type',
+    [
+      screenshotFormat,
+      attributesFormat,
+      changeTrackingFormat,
+      questionFormat,
+      highlightsFormat,
+      formatObject,
+    ],
+    {
+      error:
+        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking, question, highlights',
+    },
+  ),
 );
 
 const nonEmpty = z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' });
@@ -316,7 +329,7 @@ export interface ScrapeRequest {
 
 const notBuilt = 'is not available in this Quire build yet';
 /** The formats only a fetched page can ask for that this build makes. */
-const builtScrapeFormats = new Set(['screenshot', 'attributes', 'changeTracking']);
+const builtScrapeFormats = new Set(['screenshot', 'attributes', 'changeTracking', 'question', 'highlights']);
 
 /**
  * What this build cannot do, each named with why: a browser profile (scrapes render in a fresh

@@ -105,8 +105,8 @@ export function joinAnswer(parts: AnswerParts, late: LateFields): string {
       if (value !== undefined) add(key, JSON.stringify(value));
   };
   // Fixed order, whatever order the fields were made in.
-  const { summary, json, screenshot, actions } = late.outputs;
-  addAll({ summary, json, screenshot, actions });
+  const { summary, json, answer, highlights, screenshot, actions } = late.outputs;
+  addAll({ summary, json, answer, highlights, screenshot, actions });
   add('metadata', parts.metadata);
   const warning = [parts.warning, ...late.warnings].filter(Boolean).join(' ');
   if (warning) add('warning', JSON.stringify(warning));

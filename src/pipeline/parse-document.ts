@@ -67,6 +67,8 @@ export interface ParseData {
   blocks?: PageBlocks[];
   summary?: string | null;
   json?: JsonValue | null;
+  answer?: string | null;
+  highlights?: string | null;
   metadata: {
     [key: string]: MetadataValue | number;
     sourceURL: string;

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { isModelFormat } from '../enrich/plan.ts';
 import { limits } from '../limits.ts';
 import type { ScrapeRequest } from '../options/scrape-options.ts';
 import type { ScrapeCacheEntry, Store } from '../store/store.ts';
@@ -94,9 +95,7 @@ export function cachePlan(
   if (scrape.changeTracking) return undefined;
   if (scrape.cache.maxAge === 0 && !scrape.cache.store) return undefined;
   const options = Object.fromEntries(Object.entries(scrape.options).filter(([k]) => !outputNeutral.has(k)));
-  const modelShaped =
-    scrape.options.formats.some((f) => f.type === 'summary' || f.type === 'json') ||
-    scrape.options.redactPII !== false;
+  const modelShaped = scrape.options.formats.some(isModelFormat) || scrape.options.redactPII !== false;
   const url = cacheUrl(scrape.url);
   const material = canonical({
     v: 1,

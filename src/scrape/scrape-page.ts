@@ -1,5 +1,6 @@
 import type { ChangeTracker } from '../changes/tracker.ts';
 import type { Config } from '../config.ts';
+import { isModelFormat } from '../enrich/plan.ts';
 import { ApiError } from '../errors.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import type { ChangeTrackingSpec, ScrapeRequest } from '../options/scrape-options.ts';
@@ -157,8 +158,7 @@ function cacheWorthy(deps: ScrapeDeps, call: ScrapeCall, status: number | undefi
   if (status === undefined || status < 200 || status > 299) return false;
   const modelShaped =
     deps.model !== undefined &&
-    (call.options.formats.some((f) => f.type === 'summary' || f.type === 'json') ||
-      call.options.redactPII !== false);
+    (call.options.formats.some(isModelFormat) || call.options.redactPII !== false);
   if (!modelShaped) return true;
   const answer = JSON.parse(body.toString('utf8')) as { data?: { warning?: unknown } };
   return answer.data?.warning === undefined;

@@ -80,6 +80,30 @@ describe('scrape through the SDKs', () => {
     assert.match(second.previousScrapeAt, /^\d{4}-\d\d-\d\dT/);
   });
 
+  it('answers question and highlights through the model, and by BM25 when the model fails', async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const doc = await client.scrape(`${site.url}/article`, {
+      formats: [
+        'markdown',
+        { type: 'question', question: 'How are tides predicted?' },
+        { type: 'highlights', query: 'tides' },
+      ],
+      timeout: 120_000,
+    });
+    assert.match(doc.answer ?? '', /^Answer: /);
+    // The fake picks passage 1 of those it was offered: the page's first, verbatim.
+    assert.equal(doc.highlights, '# How tides are predicted');
+    assert.equal(doc.warning, undefined);
+
+    site.page('/failing', '<p>Ferries leave at noon fake-fail.</p><p>Tickets are sold on board.</p>');
+    const failed = await client.scrape(`${site.url}/failing`, {
+      formats: ['markdown', { type: 'question', question: 'When do ferries leave?' }],
+      timeout: 120_000,
+    });
+    assert.equal(failed.answer, 'Ferries leave at noon fake-fail.');
+    assert.match(failed.warning ?? '', /question: the language model failed \(the model server answered 500/);
+  });
+
   it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
     const py = new PythonSdkClient(server.url, server.key);
     const reply = await py.post('/v2/scrape', {

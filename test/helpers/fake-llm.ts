@@ -16,6 +16,8 @@ import type { AddressInfo } from 'node:net';
  *   `fake-garbage` always answers text that is not JSON.
  * - `refuseJsonSchema` makes it refuse response_format json_schema with a 400, as older servers do.
  * - Answers report `usage`, counting words as tokens (`withoutUsage`: none, as some servers).
+ * - A question gets "Answer: " and the first sentence it was sent; a request to pick passages
+ *   picks those holding `fake-pick` (else the first).
  * - A request to find personal information gets `pii` (what the fake model "knows" to be
  *   personal), whatever the document says, so tests can check what Quire does with an answer.
  */
@@ -113,6 +115,13 @@ function answer(
   let content: string;
   if (system.includes('personal information')) {
     content = JSON.stringify({ entities: options.pii ?? [] });
+  } else if (system.includes('You answer questions')) {
+    content = `Answer: ${firstSentence(document)}`;
+  } else if (system.includes('You pick the passages')) {
+    // The passages that hold `fake-pick`, most relevant (last) first; else the first one.
+    const numbered = document.split(/\n\n(?=\[\d+\]\n)/).map((p) => /^\[(\d+)\]\n([\s\S]*)$/.exec(p));
+    const picked = numbered.filter((m) => m?.[2]!.includes('fake-pick')).map((m) => Number(m![1]));
+    content = JSON.stringify({ passages: picked.length > 0 ? picked.reverse() : [1] });
   } else if (!system.includes('JSON')) {
     content = system.includes('combine summaries')
       ? `Combined: ${document.replace(/\n+/g, ' ')}`

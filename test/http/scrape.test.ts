@@ -311,6 +311,57 @@ describe('POST /v2/scrape', () => {
     assert.match(zdr.body.data.warning, /Change tracking is not supported with zero data retention\./);
   });
 
+  it('answers question and highlights from the page without a model, by BM25, saying so', async () => {
+    const { status, body } = await scrape({
+      url: `${site.url}/article`,
+      formats: [
+        'markdown',
+        { type: 'question', question: 'What are the harmonic constituents?' },
+        { type: 'highlights', query: 'constituents summed for the dates' },
+      ],
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.deepEqual(Object.keys(body.data), ['markdown', 'answer', 'highlights', 'metadata', 'warning']);
+    // Sentences of the page (its text: links as their words), not words of Quire's.
+    assert.match(body.data.answer, /constituents/);
+    const text = body.data.markdown.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    for (const sentence of body.data.answer.split(/(?<=\.) /)) assert.ok(text.includes(sentence), sentence);
+    // Passages verbatim from the Markdown.
+    for (const passage of body.data.highlights.split('\n\n'))
+      assert.ok(body.data.markdown.includes(passage), passage);
+    assert.match(body.data.highlights, /summed for the dates/);
+    assert.match(
+      body.data.warning,
+      /question: no language model is configured; the answer is the page's sentences that best match the question \(ranked by BM25\)/,
+    );
+    assert.match(
+      body.data.warning,
+      /highlights: no language model is configured; the passages that best match the query \(ranked by BM25\) were returned/,
+    );
+
+    const nothing = await scrape({
+      url: `${site.url}/article`,
+      formats: [{ type: 'question', question: 'Quokka?' }],
+    });
+    assert.equal(nothing.body.data.answer, null);
+    assert.match(
+      nothing.body.data.warning,
+      /no sentence of the page holds a word of the question; answer is null/,
+    );
+    for (const [format, message] of [
+      [{ type: 'question' }, /formats\[0\]\.question/],
+      [{ type: 'question', question: '' }, /formats\[0\]\.question must not be empty/],
+      [
+        { type: 'highlights', query: 'x'.repeat(10_001) },
+        /formats\[0\]\.query must be at most 10000 characters/,
+      ],
+    ] as const) {
+      const refused = await scrape({ url: `${site.url}/article`, formats: [format] });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.match(refused.body.error, message);
+    }
+  });
+
   it('refuses changeTracking without markdown, twice, with json mode, or with an empty tag', async () => {
     for (const [formats, code, message] of [
       [[{ type: 'changeTracking' }], 'BAD_REQUEST', /requires the markdown format to be specified as well/],

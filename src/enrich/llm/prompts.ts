@@ -122,3 +122,34 @@ export function piiMessages(text: string, buckets: readonly string[], part: Part
     },
   ];
 }
+
+export function questionMessages(text: string, question: string) {
+  const m = markers();
+  return [
+    {
+      role: 'system' as const,
+      content:
+        `You answer questions about a web page from what it says. ${dataRule(m)} ` +
+        'Answer in at most three sentences, in the language of the question, stating only what the page says; ' +
+        'when it does not say, answer that the page does not say. Answer with the answer alone.',
+    },
+    {
+      role: 'user' as const,
+      content: `The question: ${question}\n\nThe page's passages that bear on it most:\n\n${wrap(text, m)}`,
+    },
+  ];
+}
+
+export function highlightMessages(numbered: string, query: string) {
+  const m = markers();
+  return [
+    {
+      role: 'system' as const,
+      content:
+        `You pick the passages of a web page that bear on a query. ${dataRule(m)} ` +
+        'The passages are numbered [1], [2], and so on. Answer with a JSON object {"passages": [numbers]} that lists ' +
+        'the numbers of the passages that answer or support the query, most relevant first, at most five; an empty list when none does.',
+    },
+    { role: 'user' as const, content: `The query: ${query}\n\n${wrap(numbered, m)}` },
+  ];
+}
