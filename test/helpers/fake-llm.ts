@@ -120,7 +120,7 @@ function answer(
   } else if (system.includes('You pick the passages')) {
     // The passages that hold `fake-pick`, most relevant (last) first; else the first one.
     const numbered = document.split(/\n\n(?=\[\d+\]\n)/).map((p) => /^\[(\d+)\]\n([\s\S]*)$/.exec(p));
-    const picked = numbered.filter((m) => m?.[2]!.includes('fake-pick')).map((m) => Number(m![1]));
+    const picked = numbered.filter((m) => m?.[2]?.includes('fake-pick')).map((m) => Number(m?.[1]));
     content = JSON.stringify({ passages: picked.length > 0 ? picked.reverse() : [1] });
   } else if (!system.includes('JSON')) {
     content = system.includes('combine summaries')
