@@ -171,6 +171,9 @@ export const questionFormat = z.strictObject({ type: z.literal('question'), ques
 /** Scrape's `highlights` format: the page's passages that bear on a query, verbatim, as `highlights`. */
 export const highlightsFormat = z.strictObject({ type: z.literal('highlights'), query: queryText });
 export type QuestionFormat = z.output<typeof questionFormat>;
+/** Scrape's `product` format (jobs-and-formats §9.3): the page's product, as `product`. */
+export const productFormat = z.strictObject({ type: z.literal('product') });
+export type ProductFormat = z.output<typeof productFormat>;
 export type HighlightsFormat = z.output<typeof highlightsFormat>;
 
 const selectorList = z.array(
@@ -265,5 +268,11 @@ export const parseOptionsSchema = z
  * page alone can ask for and the worker makes (scrape's `attributes`).
  */
 export type ParseOptions = Omit<z.output<typeof parseOptionsSchema>, 'formats'> & {
-  formats: (z.output<typeof formatObject> | AttributesFormat | QuestionFormat | HighlightsFormat)[];
+  formats: (
+    | z.output<typeof formatObject>
+    | AttributesFormat
+    | QuestionFormat
+    | HighlightsFormat
+    | ProductFormat
+  )[];
 };

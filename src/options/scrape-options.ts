@@ -9,6 +9,7 @@ import {
   highlightsFormat,
   type ParseOptions,
   parseOptionsSchema,
+  productFormat,
   questionFormat,
   scrapeOnlyFormats,
 } from './parse-options.ts';
@@ -177,11 +178,12 @@ const scrapeFormat = z.preprocess(
       changeTrackingFormat,
       questionFormat,
       highlightsFormat,
+      productFormat,
       formatObject,
     ],
     {
       error:
-        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking, question, highlights',
+        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking, question, highlights, product',
     },
   ),
 );
@@ -329,7 +331,14 @@ export interface ScrapeRequest {
 
 const notBuilt = 'is not available in this Quire build yet';
 /** The formats only a fetched page can ask for that this build makes. */
-const builtScrapeFormats = new Set(['screenshot', 'attributes', 'changeTracking', 'question', 'highlights']);
+const builtScrapeFormats = new Set([
+  'screenshot',
+  'attributes',
+  'changeTracking',
+  'question',
+  'highlights',
+  'product',
+]);
 
 /**
  * What this build cannot do, each named with why: a browser profile (scrapes render in a fresh

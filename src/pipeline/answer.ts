@@ -32,6 +32,8 @@ export interface AnswerParts {
   /** The `metadata` object, serialised. */
   metadata: string;
   warning: string | undefined;
+  /** The worker's fields that come after `warning` (`"product":{…}`), serialised; '' when none. */
+  trailing: string;
 }
 
 /**
@@ -68,13 +70,15 @@ export function answerBody(data: ParseData, envelope: AnswerMetadata): Uint8Arra
 }
 
 export function answerParts(data: ParseData, envelope: AnswerMetadata): AnswerParts {
-  const { metadata, warning, ...outputs } = data;
+  const { metadata, warning, product, ...outputs } = data;
   const head = JSON.stringify(outputs);
+  const trailing = JSON.stringify({ product });
   return {
     head: `{"success":true,"data":${head.slice(0, -1)}`,
     empty: head === '{}',
     metadata: JSON.stringify({ ...metadata, ...envelope }),
     warning,
+    trailing: trailing === '{}' ? '' : trailing.slice(1, -1),
   };
 }
 
@@ -111,6 +115,7 @@ export function joinAnswer(parts: AnswerParts, late: LateFields): string {
   const warning = [parts.warning, ...late.warnings].filter(Boolean).join(' ');
   if (warning) add('warning', JSON.stringify(warning));
   addAll({ changeTracking: late.trailing.changeTracking });
+  if (parts.trailing) pieces.push(`,${parts.trailing}`);
   pieces.push('}}');
   return pieces.join('');
 }

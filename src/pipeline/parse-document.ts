@@ -1,9 +1,13 @@
+import type { Root } from 'hast';
+import { fromParse5 } from 'hast-util-from-parse5';
+import { parse as parse5 } from 'parse5';
 import { converterFor } from '../convert/index.ts';
 import type { FormatId } from '../detect/formats.ts';
 import type { MetadataValue } from '../document/model.ts';
 import { enrichInWorker, type ModelInput } from '../enrich/in-worker.ts';
 import type { JsonValue } from '../enrich/json.ts';
 import type { EnrichPlan } from '../enrich/plan.ts';
+import { type Product, readProduct } from '../enrich/product/product.ts';
 import type { AttributesFormat, ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
 import { type AttributeValues, selectAttributes } from '../render/attributes.ts';
 import { renderHtml } from '../render/html.ts';
@@ -69,6 +73,8 @@ export interface ParseData {
   json?: JsonValue | null;
   answer?: string | null;
   highlights?: string | null;
+  /** Scrape's `product` format; after `warning`, where the contract lists it. */
+  product?: Product | null;
   metadata: {
     [key: string]: MetadataValue | number;
     sourceURL: string;
@@ -129,6 +135,29 @@ export async function textToRedact(
 ): Promise<{ text: string; textChars: number }> {
   const { doc, tree } = await convertAndTransform(job);
   return redactionText(tree, doc, maxChars);
+}
+
+/**
+ * The `product` format: read from the page as fetched (its scripts hold the JSON-LD) and from
+ * its main content; null, with upstream's warning, when it is no product page.
+ */
+function productOf(rawHtml: string | undefined, main: Root, url: string, warnings: string[]): Product | null {
+  if (rawHtml === undefined) {
+    warnings.push(
+      'product: only HTML pages are read for a product; this document is not one, so product is null.',
+    );
+    return null;
+  }
+  const found = readProduct(fromParse5(parse5(rawHtml)) as Root, main, url);
+  if (!found) {
+    warnings.push('No product found on this page; it does not appear to be a product page.');
+    return null;
+  }
+  if (found.source === 'evidence')
+    warnings.push(
+      'product: the page has no schema.org or Open Graph product markup, so the product was read from its text (a price after its title, with an add-to-cart button or words about its stock); check it.',
+    );
+  return found.product;
 }
 
 /**
@@ -201,7 +230,9 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     },
   };
   const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings, ...(enriched?.warnings ?? [])];
+  const product = wanted.has('product') ? productOf(doc.rawHtml, tree, url, warnings) : undefined;
   if (warnings.length > 0) data.warning = warnings.join(' ');
+  if (product !== undefined) data.product = product;
   if (enriched?.modelInput) data.modelInput = enriched.modelInput;
   return data;
 }

@@ -104,6 +104,22 @@ describe('scrape through the SDKs', () => {
     assert.match(failed.warning ?? '', /question: the language model failed \(the model server answered 500/);
   });
 
+  it("reads a product page's product through the JS SDK's scrape()", async () => {
+    site.page(
+      '/stool',
+      '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Oak Stool</h1><div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="priceCurrency" content="GBP"><span itemprop="price">85.00</span><link itemprop="availability" href="https://schema.org/OutOfStock"></div></div>',
+    );
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const doc = await client.scrape(`${site.url}/stool`, {
+      formats: ['markdown', 'product'],
+      timeout: 120_000,
+    });
+    assert.equal(doc.product?.title, 'Oak Stool');
+    assert.deepEqual(doc.product?.variants, [
+      { price: { amount: 85, currency: 'GBP' }, availability: { inStock: false, text: 'Out of stock' } },
+    ]);
+  });
+
   it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
     const py = new PythonSdkClient(server.url, server.key);
     const reply = await py.post('/v2/scrape', {

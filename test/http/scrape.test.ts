@@ -362,6 +362,50 @@ describe('POST /v2/scrape', () => {
     }
   });
 
+  it('reads a product from the page’s markup, after metadata and warning; none from an article', async () => {
+    const ld = {
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Brass Lantern',
+      offers: {
+        '@type': 'Offer',
+        price: 59,
+        priceCurrency: 'EUR',
+        availability: 'https://schema.org/InStock',
+      },
+    };
+    site.page(
+      '/lantern',
+      '<h1>Brass Lantern</h1><p>A lantern for the deck.</p>',
+      `<script type="application/ld+json">${JSON.stringify(ld)}</script>`,
+    );
+    const { status, body } = await scrape({ url: `${site.url}/lantern`, formats: ['markdown', 'product'] });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.deepEqual(body.data.product, {
+      title: 'Brass Lantern',
+      url: `${site.url}/lantern`,
+      variants: [
+        { price: { amount: 59, currency: 'EUR' }, availability: { inStock: true, text: 'In stock' } },
+      ],
+    });
+    assert.deepEqual(Object.keys(body.data), ['markdown', 'metadata', 'product']);
+    // With a field the API process adds after warning too: the contract's order.
+    const both = await scrape({
+      url: `${site.url}/lantern`,
+      formats: ['markdown', 'product', 'changeTracking'],
+    });
+    assert.deepEqual(Object.keys(both.body.data), ['markdown', 'metadata', 'changeTracking', 'product']);
+    assert.equal(both.body.data.product.title, 'Brass Lantern');
+
+    const article = await scrape({ url: `${site.url}/article`, formats: ['markdown', { type: 'product' }] });
+    assert.equal(article.body.data.product, null);
+    assert.deepEqual(Object.keys(article.body.data), ['markdown', 'metadata', 'warning', 'product']);
+    assert.match(
+      article.body.data.warning,
+      /No product found on this page; it does not appear to be a product page\./,
+    );
+  });
+
   it('refuses changeTracking without markdown, twice, with json mode, or with an empty tag', async () => {
     for (const [formats, code, message] of [
       [[{ type: 'changeTracking' }], 'BAD_REQUEST', /requires the markdown format to be specified as well/],
