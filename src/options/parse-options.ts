@@ -174,6 +174,9 @@ export type QuestionFormat = z.output<typeof questionFormat>;
 /** Scrape's `product` format (jobs-and-formats §9.3): the page's product, as `product`. */
 export const productFormat = z.strictObject({ type: z.literal('product') });
 export type ProductFormat = z.output<typeof productFormat>;
+/** Scrape's `menu` format (jobs-and-formats §9.4): the page's menu, as `menu`. */
+export const menuFormat = z.strictObject({ type: z.literal('menu') });
+export type MenuFormat = z.output<typeof menuFormat>;
 export type HighlightsFormat = z.output<typeof highlightsFormat>;
 
 const selectorList = z.array(
@@ -265,7 +268,8 @@ export const parseOptionsSchema = z
 
 /**
  * What a conversion is asked for: parse's options, whose formats may also hold those a fetched
- * page alone can ask for and the worker makes (scrape's `attributes`).
+ * page alone can ask for and the worker makes (scrape's `attributes`, `question`, `highlights`,
+ * `product`, `menu`).
  */
 export type ParseOptions = Omit<z.output<typeof parseOptionsSchema>, 'formats'> & {
   formats: (
@@ -274,5 +278,6 @@ export type ParseOptions = Omit<z.output<typeof parseOptionsSchema>, 'formats'> 
     | QuestionFormat
     | HighlightsFormat
     | ProductFormat
+    | MenuFormat
   )[];
 };

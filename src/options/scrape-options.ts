@@ -7,6 +7,7 @@ import {
   attributesFormat,
   formatObject,
   highlightsFormat,
+  menuFormat,
   type ParseOptions,
   parseOptionsSchema,
   productFormat,
@@ -179,11 +180,12 @@ const scrapeFormat = z.preprocess(
       questionFormat,
       highlightsFormat,
       productFormat,
+      menuFormat,
       formatObject,
     ],
     {
       error:
-        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking, question, highlights, product',
+        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking, question, highlights, product, menu',
     },
   ),
 );
@@ -338,6 +340,7 @@ const builtScrapeFormats = new Set([
   'question',
   'highlights',
   'product',
+  'menu',
 ]);
 
 /**
@@ -352,7 +355,11 @@ function refusals(raw: Record<string, unknown>): { code: 'SCRAPE_UNSUPPORTED_OPT
     raw.formats.forEach((f, i) => {
       const type = typeof f === 'string' ? f : (f as { type?: unknown } | null)?.type;
       if (typeof type !== 'string' || builtScrapeFormats.has(type)) return;
-      if ((scrapeOnlyFormats as readonly string[]).includes(type))
+      if (type === 'audio' || type === 'video')
+        refuse(
+          `body.formats[${i}] ${type} needs a media downloader to extract the page's ${type} (upstream runs one), which Quire does not ship`,
+        );
+      else if ((scrapeOnlyFormats as readonly string[]).includes(type))
         refuse(`body.formats[${i}] ${type} ${notBuilt}`);
     });
   }

@@ -32,7 +32,7 @@ export interface AnswerParts {
   /** The `metadata` object, serialised. */
   metadata: string;
   warning: string | undefined;
-  /** The worker's fields that come after `warning` (`"product":{…}`), serialised; '' when none. */
+  /** The worker's fields that come after `warning` (`"product":{…},"menu":{…}`), serialised; '' when none. */
   trailing: string;
 }
 
@@ -70,9 +70,9 @@ export function answerBody(data: ParseData, envelope: AnswerMetadata): Uint8Arra
 }
 
 export function answerParts(data: ParseData, envelope: AnswerMetadata): AnswerParts {
-  const { metadata, warning, product, ...outputs } = data;
+  const { metadata, warning, product, menu, ...outputs } = data;
   const head = JSON.stringify(outputs);
-  const trailing = JSON.stringify({ product });
+  const trailing = JSON.stringify({ product, menu });
   return {
     head: `{"success":true,"data":${head.slice(0, -1)}`,
     empty: head === '{}',

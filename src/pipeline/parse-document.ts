@@ -6,6 +6,7 @@ import type { FormatId } from '../detect/formats.ts';
 import type { MetadataValue } from '../document/model.ts';
 import { enrichInWorker, type ModelInput } from '../enrich/in-worker.ts';
 import type { JsonValue } from '../enrich/json.ts';
+import { type Menu, readMenu } from '../enrich/menu/menu.ts';
 import type { EnrichPlan } from '../enrich/plan.ts';
 import { type Product, readProduct } from '../enrich/product/product.ts';
 import type { AttributesFormat, ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
@@ -73,8 +74,9 @@ export interface ParseData {
   json?: JsonValue | null;
   answer?: string | null;
   highlights?: string | null;
-  /** Scrape's `product` format; after `warning`, where the contract lists it. */
+  /** Scrape's `product` and `menu` formats; after `warning`, where the contract lists them. */
   product?: Product | null;
+  menu?: Menu | null;
   metadata: {
     [key: string]: MetadataValue | number;
     sourceURL: string;
@@ -141,14 +143,14 @@ export async function textToRedact(
  * The `product` format: read from the page as fetched (its scripts hold the JSON-LD) and from
  * its main content; null, with upstream's warning, when it is no product page.
  */
-function productOf(rawHtml: string | undefined, main: Root, url: string, warnings: string[]): Product | null {
-  if (rawHtml === undefined) {
+function productOf(raw: Root | undefined, main: Root, url: string, warnings: string[]): Product | null {
+  if (raw === undefined) {
     warnings.push(
       'product: only HTML pages are read for a product; this document is not one, so product is null.',
     );
     return null;
   }
-  const found = readProduct(fromParse5(parse5(rawHtml)) as Root, main, url);
+  const found = readProduct(raw, main, url);
   if (!found) {
     warnings.push('No product found on this page; it does not appear to be a product page.');
     return null;
@@ -158,6 +160,23 @@ function productOf(rawHtml: string | undefined, main: Root, url: string, warning
       'product: the page has no schema.org or Open Graph product markup, so the product was read from its text (a price after its title, with an add-to-cart button or words about its stock); check it.',
     );
   return found.product;
+}
+
+/** The `menu` format: always a menu object, `isMenu` false for a page that is not one (and a warning). */
+function menuOf(
+  raw: Root | undefined,
+  main: Root,
+  url: string,
+  title: MetadataValue | undefined,
+  warnings: string[],
+): Menu | null {
+  if (raw === undefined) {
+    warnings.push('menu: only HTML pages are read for a menu; this document is not one, so menu is null.');
+    return null;
+  }
+  const menu = readMenu(raw, main, url, typeof title === 'string' ? title : undefined);
+  if (!menu.isMenu) warnings.push('No menu found on this page; it does not appear to be a menu page.');
+  return menu;
 }
 
 /**
@@ -230,9 +249,16 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     },
   };
   const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings, ...(enriched?.warnings ?? [])];
-  const product = wanted.has('product') ? productOf(doc.rawHtml, tree, url, warnings) : undefined;
+  // The page as fetched, scripts and all (schema.org's JSON-LD is in them), read once for both.
+  const raw =
+    (wanted.has('product') || wanted.has('menu')) && doc.rawHtml !== undefined
+      ? (fromParse5(parse5(doc.rawHtml)) as Root)
+      : undefined;
+  const product = wanted.has('product') ? productOf(raw, tree, url, warnings) : undefined;
+  const menu = wanted.has('menu') ? menuOf(raw, tree, url, doc.metadata.title, warnings) : undefined;
   if (warnings.length > 0) data.warning = warnings.join(' ');
   if (product !== undefined) data.product = product;
+  if (menu !== undefined) data.menu = menu;
   if (enriched?.modelInput) data.modelInput = enriched.modelInput;
   return data;
 }

@@ -406,6 +406,43 @@ describe('POST /v2/scrape', () => {
     );
   });
 
+  it('reads a menu from a menu page, and says an article is none', async () => {
+    site.page(
+      '/menu',
+      '<h1>Menu</h1><h2>Soups</h2><p>Fish soup £7.50</p><p>Tomato soup (V) £6.00</p><h2>Mains</h2><p>Fish pie £14.00</p>',
+    );
+    const { status, body } = await scrape({ url: `${site.url}/menu`, formats: ['markdown', 'menu'] });
+    assert.equal(status, 200, JSON.stringify(body));
+    const { menu } = body.data;
+    assert.equal(menu.isMenu, true);
+    assert.equal(menu.currency, 'GBP');
+    assert.equal(menu.sourceUrl, `${site.url}/menu`);
+    assert.deepEqual(
+      menu.sections.map((s: { name: string; items: { name: string; price: { amount: number } }[] }) => [
+        s.name,
+        s.items.map((i) => [i.name, i.price.amount]),
+      ]),
+      [
+        [
+          'Soups',
+          [
+            ['Fish soup', 7.5],
+            ['Tomato soup (V)', 6],
+          ],
+        ],
+        ['Mains', [['Fish pie', 14]]],
+      ],
+    );
+    assert.deepEqual(Object.keys(body.data), ['markdown', 'metadata', 'menu']);
+    const article = await scrape({ url: `${site.url}/article`, formats: ['markdown', 'product', 'menu'] });
+    assert.equal(article.body.data.menu.isMenu, false);
+    assert.deepEqual(Object.keys(article.body.data), ['markdown', 'metadata', 'warning', 'product', 'menu']);
+    assert.match(
+      article.body.data.warning,
+      /No menu found on this page; it does not appear to be a menu page\./,
+    );
+  });
+
   it('refuses changeTracking without markdown, twice, with json mode, or with an empty tag', async () => {
     for (const [formats, code, message] of [
       [[{ type: 'changeTracking' }], 'BAD_REQUEST', /requires the markdown format to be specified as well/],
@@ -644,12 +681,15 @@ describe('POST /v2/scrape', () => {
   it('refuses what needs a profile, a cache or a proxy pool by name, not silently', async () => {
     const formats = await scrape({
       url: `${site.url}/`,
-      formats: ['markdown', { type: 'branding' }, { type: 'menu' }],
+      formats: ['markdown', { type: 'branding' }, { type: 'audio' }],
     });
     assert.equal(formats.status, 400);
     assert.equal(formats.body.code, 'SCRAPE_UNSUPPORTED_OPTIONS');
     assert.match(formats.body.error, /body\.formats\[1\] branding is not available in this Quire build yet/);
-    assert.match(formats.body.error, /body\.formats\[2\] menu is not available in this Quire build yet/);
+    assert.match(
+      formats.body.error,
+      /body\.formats\[2\] audio needs a media downloader to extract the page's audio/,
+    );
     for (const [input, message] of [
       [{ profile: { name: 'x' } }, /body\.profile .*fresh browser context/],
       [{ proxy: 'stealth' }, /body\.proxy "stealth" is not available: .*only "basic" and "auto"/],
