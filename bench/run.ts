@@ -81,6 +81,7 @@ const sections = [
   'pii',
   'extract',
   'params',
+  'product',
 ] as const;
 type Section = (typeof sections)[number];
 const apiKey = 'bench-key';
@@ -610,6 +611,7 @@ async function main(): Promise<void> {
   const paramsLines = runs('params')
     ? scriptReport('bench/params-preview/score.ts', 'Params-preview offline reader')
     : [];
+  const productLines = runs('product') ? scriptReport('bench/product/score.ts', 'product evidence') : [];
 
   const totalS = (nowMs() - started) / 1000;
   const md = [
@@ -641,6 +643,7 @@ async function main(): Promise<void> {
     ...piiLines,
     ...extractLines,
     ...paramsLines,
+    ...productLines,
     '## How to reproduce',
     '',
     '`npm run bench` (needs `pandoc` on PATH and the shared corpus at ../shared/corpus or `QUIRE_CORPUS_DIR`; ' +

@@ -718,6 +718,11 @@ export const limits = {
    * reported without being kept (a warning says so), so that one huge page cannot fill the store.
    */
   changeBaselineChars: 5 * 2 ** 20,
+  /**
+   * How far after a product page's title (characters of its text) the evidence for a product is
+   * looked for: a buy box sits near the title, and prices further down are other products'.
+   */
+  productEvidenceChars: 3_000,
   /** Sentences an offline `question` answer quotes at most: an answer, not a summary. */
   answerSentences: 3,
   /** Passages offline `highlights` returns at most: the few that bear on the query, not the page. */

@@ -1,5 +1,6 @@
 import type { Element, Root, RootContent } from 'hast';
 import { toText } from 'hast-util-to-text';
+import { limits } from '../../limits.ts';
 import { type Item, isType, structuredItems } from '../structured-data.ts';
 import { currencyCode, findPrices, type Price, parseAmount } from './price.ts';
 
@@ -187,6 +188,19 @@ const OUT_OF_STOCK =
   /\b(out of stock|sold out|currently unavailable|no longer available|ausverkauft|épuisé|agotado)\b/i;
 const IN_STOCK = /\b(in stock|available now|ready to ship|ships (today|tomorrow|in \d+))\b/i;
 const OPTION = /\b(size|colou?r|variant|style|material|width|length|capacity|flavou?r)\b/i;
+/** Labels a product page gives the thing it sells. */
+const PRODUCT_LABEL = /\b(sku|style|model|item|part|product code)\s?(#|no\.?|number)?\s?:/i;
+const DISCOUNT = /\d+\s?% off\b|\bsave \S{0,3}\d/i;
+
+/** The prices of `text` with where each stands. */
+function pricesWithPlaces(text: string): { price: Price; start: number; end: number }[] {
+  let from = 0;
+  return findPrices(text).map((price) => {
+    const start = text.indexOf(price.formatted!, from);
+    from = start + price.formatted!.length;
+    return { price, start, end: from };
+  });
+}
 
 function elements(node: Root | Element, test: (el: Element) => boolean, out: Element[] = []): Element[] {
   for (const child of node.children as RootContent[]) {
@@ -212,32 +226,44 @@ function fromEvidence(raw: Root, main: Root, meta: Map<string, string>, base: st
     (elements(raw, (el) => el.tagName === 'title')[0] &&
       toText(elements(raw, (el) => el.tagName === 'title')[0]!).trim());
   if (!title) return undefined;
-  const text = toText(main).replace(/\s+/g, ' ');
-  const after = text.indexOf(title);
-  const prices = findPrices(after >= 0 ? text.slice(after) : text);
-  const buttons = elements(
-    raw,
-    (el) =>
-      (el.tagName === 'button' && ADD_TO_CART.test(toText(el))) ||
-      (el.tagName === 'input' && ADD_TO_CART.test(String(el.properties.value ?? ''))) ||
-      (el.tagName === 'form' && /cart|basket|checkout/i.test(String(el.properties.action ?? ''))),
+  // The page as a reader sees it, from its title on: the buy box sits near the title, and main
+  // content extraction may have left it out.
+  const page = toText(raw).replace(/\s+/g, ' ');
+  const at = page.indexOf(title);
+  const region = (at >= 0 ? page.slice(at) : toText(main).replace(/\s+/g, ' ')).slice(
+    0,
+    limits.productEvidenceChars,
   );
-  const gone = OUT_OF_STOCK.exec(text);
-  const stocked = IN_STOCK.exec(text);
-  if (prices.length === 0 || (buttons.length === 0 && !gone && !stocked)) return undefined;
+  const prices = pricesWithPlaces(region);
+  const buyable =
+    ADD_TO_CART.test(region) ||
+    elements(
+      raw,
+      (el) =>
+        (el.tagName === 'button' && ADD_TO_CART.test(toText(el))) ||
+        (el.tagName === 'input' && ADD_TO_CART.test(String(el.properties.value ?? ''))) ||
+        (el.tagName === 'form' && /cart|basket|checkout/i.test(String(el.properties.action ?? ''))) ||
+        (['input', 'select'].includes(el.tagName) &&
+          /^(qty|quantity)\b/i.test(String(el.properties.name ?? ''))),
+    ).length > 0;
+  const gone = OUT_OF_STOCK.exec(region);
+  const stocked = IN_STOCK.exec(region);
+  const traded = PRODUCT_LABEL.test(region) || DISCOUNT.test(region);
+  if (prices.length === 0 || (!buyable && !gone && !stocked && !traded)) return undefined;
   const stock = gone
     ? { inStock: false, text: gone[0] }
     : stocked
       ? { inStock: true, text: stocked[0] }
       : { inStock: true };
-  const [now, second] = prices;
-  // "£20 £15": a struck-through or earlier higher price beside the current one is a sale.
-  const sale = second && second.amount < now!.amount ? { price: second, was: now! } : undefined;
-  const base1: Variant = {
-    price: sale ? sale.price : now,
-    ...(sale && { sale: { originalPrice: sale.was } }),
-    availability: stock,
-  };
+  const [first, second] = prices;
+  // Two prices side by side ("$116.97 $145", "<s>£20</s> £15") are a sale: the lower is paid.
+  const paired = second && second.start - first!.end <= 30 && second.price.amount !== first!.price.amount;
+  const [now, was] = paired
+    ? first!.price.amount < second.price.amount
+      ? [first!.price, second.price]
+      : [second.price, first!.price]
+    : [first!.price, undefined];
+  const base1: Variant = { price: now, ...(was && { sale: { originalPrice: was } }), availability: stock };
   const selects = elements(
     raw,
     (el) =>
