@@ -723,6 +723,12 @@ export const limits = {
    * looked for: a buy box sits near the title, and prices further down are other products'.
    */
   productEvidenceChars: 3_000,
+  /**
+   * Credits a PDF holds before its pages are read when neither its page tree (compressed out of
+   * sight) nor `maxPages` says how many it has: the most pages a parse reads, so a balance that
+   * pays for them all is never short; what the answer does not use goes back at once.
+   */
+  pdfPagesHeldUnknown: 10_000,
   /** Sentences an offline `question` answer quotes at most: an answer, not a summary. */
   answerSentences: 3,
   /** Passages offline `highlights` returns at most: the few that bear on the query, not the page. */

@@ -349,6 +349,8 @@ class JobDrive {
           return hold.settle(c);
         },
         release: hold.release,
+        extend: hold.extend,
+        metered: hold.metered,
       },
       cost: () => cost,
     };

@@ -8,7 +8,7 @@ import { ApiError, paymentRequired } from '../errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { ParseOptions } from '../options/parse-options.ts';
+import type { ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
 import { type CreditHold, type Credits, creditCost } from '../quota/credits.ts';
 import type { TeamConcurrency } from '../quota/team-concurrency.ts';
 import type { Account } from '../quota/usage.ts';
@@ -24,6 +24,7 @@ import {
 import { type Deadline, stopped } from './deadline.ts';
 import { detectUpload } from './detect-upload.ts';
 import type { PageOrigin } from './parse-document.ts';
+import { statedPdfPages } from './pdf-page-count.ts';
 import { poolFailure } from './pool-failure.ts';
 import { type ConversionRunner, PoolError } from './runner.ts';
 
@@ -82,9 +83,12 @@ async function convert(
   clock: Deadline,
   piiModel?: ModelRedaction,
   additions: AnswerAdditions = {},
+  credit?: CreditHold,
 ): Promise<Converted> {
   const { format, warnings } = detectUpload(input.file, options, input.origin !== undefined);
   if (caller.audit) caller.audit.format = format;
+  const paid = format === 'pdf' && credit ? await payForPages(credit, input, options) : undefined;
+  if (paid) options = paid.options;
 
   try {
     caller.log.debug({ team: caller.team }, 'conversion asks for a team slot');
@@ -114,6 +118,7 @@ async function convert(
             enrich,
             origin: input.origin,
             piiModel,
+            paidPages: paid?.pages,
             background: caller.background,
             handBack:
               additions.captures || additions.track
@@ -133,6 +138,34 @@ async function convert(
     if (error instanceof PoolError) throw poolFailure(error, clock);
     throw error;
   }
+}
+
+/**
+ * Hold a PDF's pages before they are read: one credit each, as many as its page tree states
+ * (or `maxPages`; without either, up to limits.pdfPagesHeldUnknown), so that racing requests
+ * cannot be served more pages than their team's balance pays for. The conversion reads no more
+ * pages than were paid; what a settled answer did not use goes back. A team without a balance
+ * holds nothing; one whose balance pays for no page gets 402.
+ */
+async function payForPages(
+  credit: CreditHold,
+  input: ConversionInput,
+  options: ParseOptions,
+): Promise<{ pages: number; options: ParseOptions } | undefined> {
+  if (!credit.metered) return undefined;
+  const parser = options.parsers.find((p): p is PdfParserOptions => p.type === 'pdf');
+  const wanted = Math.min(
+    parser?.maxPages ?? Number.POSITIVE_INFINITY,
+    statedPdfPages(input.file.bytes) ?? limits.pdfPagesHeldUnknown,
+  );
+  const pages = await credit.extend(wanted);
+  if (pages === 0) throw paymentRequired();
+  if (parser?.maxPages !== undefined && parser.maxPages <= pages) return undefined;
+  const capped = { ...(parser ?? { type: 'pdf' as const, mode: 'auto' as const }), maxPages: pages };
+  return {
+    pages,
+    options: { ...options, parsers: [...options.parsers.filter((p) => p.type !== 'pdf'), capped] },
+  };
 }
 
 /** A conversion's time, outcome (ok, the refusal's code, or the pool's failure) and pages, in the metrics. */
@@ -231,7 +264,17 @@ export async function convertToAnswer(
   const model = deps.credits.usage.modelFor(deps.model, caller);
   const enrich = planEnrichment(options, model?.settings);
   const piiModel = await findPiiForAccurate({ ...deps, model }, caller, input, options, clock);
-  const { result, format } = await convert(deps, caller, input, options, enrich, clock, piiModel, additions);
+  const { result, format } = await convert(
+    deps,
+    caller,
+    input,
+    options,
+    enrich,
+    clock,
+    piiModel,
+    additions,
+    credit,
+  );
   if ('redact' in result) throw new Error('the worker handed back text to redact where an answer was due');
   const body = await answer(model, result, enrich, clock, additions);
   await credit.settle(creditCost(format, result.usage));

@@ -44,6 +44,8 @@ export interface ParseJob {
   origin?: PageOrigin;
   /** `redactPII` mode accurate with a language model: which step this conversion is. */
   piiModel?: ModelRedaction;
+  /** The PDF pages the team's credits paid for (the options' maxPages is cut to it). */
+  paidPages?: number;
 }
 
 /** A fetched page's addresses and answer, for its metadata; `url` is also its base URL. */
@@ -249,6 +251,11 @@ export async function parseDocument(job: ParseJob): Promise<ParsedDocument> {
     },
   };
   const warnings = [...job.warnings, ...doc.warnings, ...redaction.warnings, ...(enriched?.warnings ?? [])];
+  const total = doc.metadata.totalPages;
+  if (job.paidPages !== undefined && typeof total === 'number' && total > job.paidPages)
+    warnings.push(
+      `The team's credits paid for ${job.paidPages} of the document's ${total} pages; the rest were not parsed.`,
+    );
   // The page as fetched, scripts and all (schema.org's JSON-LD is in them), read once for both.
   const raw =
     (wanted.has('product') || wanted.has('menu')) && doc.rawHtml !== undefined

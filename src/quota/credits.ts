@@ -15,14 +15,22 @@ export function creditCost(format: FormatId, usage: Usage): number {
  * calls do nothing, so a route can release in `finally` after settling.
  */
 export interface CreditHold {
+  /** Whether the team has a balance to hold credits from. */
+  readonly metered: boolean;
+  /**
+   * Hold up to `n` more credits, for work whose cost is learnt before it is done (a PDF's
+   * pages); how many the balance gave (all `n` for a team without one).
+   */
+  extend(n: number): Promise<number>;
   settle(cost: number): Promise<void>;
   release(): Promise<void>;
 }
 
 /**
- * What a request reserves before anything is read: a document costs at least this. A settlement
- * that costs more takes the rest from what is left, down to zero and never below: the work is done
- * by then, and refusing its answer would waste it (the README says so).
+ * What a request reserves before anything is read: a document costs at least this. What else it
+ * costs (a PDF's pages) is held with `extend` before that work is done; a settlement that costs
+ * more than was held (a cached answer) takes the rest from what is left, down to zero and never
+ * below.
  */
 export const RESERVED_CREDITS = 1;
 
@@ -55,6 +63,22 @@ export class Credits {
       if (reserved !== cost && reserved > 0) await this.store.adjustCredits(team, reserved - cost);
       await this.usage.add(account, { credits: cost });
     };
-    return { settle: (cost) => close(cost), release: () => close(0) };
+    const metered = reserved > 0;
+    const extend = async (n: number) => {
+      if (!open || !metered) return n;
+      let taken = (await this.store.takeCredits(team, n, 1)) ?? n;
+      if (taken === 0 && reserved > 0) {
+        // The balance may be all in holds like this one, each waiting for a page that none can
+        // pay: give the document's credit back and ask for it and pages at once, so that some
+        // request gets both rather than every one a 402.
+        await this.store.adjustCredits(team, reserved);
+        const both = (await this.store.takeCredits(team, reserved + n, reserved + 1)) ?? reserved + n;
+        taken = both > 0 ? both - reserved : 0;
+        if (both === 0) reserved = 0;
+      }
+      reserved += taken;
+      return taken;
+    };
+    return { metered, extend, settle: (cost) => close(cost), release: () => close(0) };
   }
 }

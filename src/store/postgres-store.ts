@@ -235,6 +235,27 @@ export class PostgresStore implements Store {
     return (await this.getTeam(team))?.credits == null ? 'unlimited' : 'short';
   }
 
+  async takeCredits(team: string, upTo: number, atLeast: number): Promise<number | null> {
+    // Compare and set, as SqliteStore does: the update applies only to the balance just read, so
+    // a concurrent change sends it round again (an UPDATE … FROM a locking subquery re-reads the
+    // row after a concurrent change but not the subquery, and could take what was gone).
+    for (;;) {
+      const { rows } = await this.pool.query<{ credits: string | null }>(
+        'SELECT credits FROM teams WHERE team = $1',
+        [team],
+      );
+      if (rows[0]?.credits == null) return null;
+      const credits = Number(rows[0].credits);
+      if (credits < atLeast) return 0;
+      const taken = Math.min(credits, upTo);
+      const { rowCount } = await this.pool.query(
+        'UPDATE teams SET credits = $1 WHERE team = $2 AND credits = $3',
+        [credits - taken, team, credits],
+      );
+      if (rowCount === 1) return taken;
+    }
+  }
+
   async adjustCredits(team: string, delta: number): Promise<number | null> {
     const { rows } = await this.pool.query<{ credits: string }>(
       'UPDATE teams SET credits = GREATEST(credits + $1, 0) WHERE team = $2 AND credits IS NOT NULL RETURNING credits',

@@ -408,6 +408,23 @@ export class SqliteStore implements Store {
     return (await this.getTeam(team))?.credits == null ? 'unlimited' : 'short';
   }
 
+  async takeCredits(team: string, upTo: number, atLeast: number): Promise<number | null> {
+    // Compare and set: the update applies only to the balance just read, so a change another
+    // process (the CLI) made in between sends it round again rather than being overwritten.
+    for (;;) {
+      const row = this.db.prepare('SELECT credits FROM teams WHERE team = ?').get(team) as
+        | { credits: number | null }
+        | undefined;
+      if (row?.credits == null) return null;
+      if (row.credits < atLeast) return 0;
+      const taken = Math.min(row.credits, upTo);
+      const done = this.db
+        .prepare('UPDATE teams SET credits = ? WHERE team = ? AND credits = ?')
+        .run(row.credits - taken, team, row.credits);
+      if (Number(done.changes) === 1) return taken;
+    }
+  }
+
   async adjustCredits(team: string, delta: number): Promise<number | null> {
     const row = this.db
       .prepare(

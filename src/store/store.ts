@@ -332,6 +332,11 @@ export interface Store {
    */
   reserveCredits(team: string, n: number): Promise<Reservation>;
   /**
+   * Take as many of `upTo` credits as the balance holds, if it holds `atLeast`, at once; how many
+   * were taken (0 when it holds fewer), or null when the team has no balance (unlimited).
+   */
+  takeCredits(team: string, upTo: number, atLeast: number): Promise<number | null>;
+  /**
    * Add `delta` (negative: charge) to a balance, never taking it below zero; the new balance, or
    * null when the team has none (unlimited) and nothing changed.
    */

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { cliOn } from '../helpers/cli.ts';
 import { firstPassOnly } from '../helpers/mode.ts';
 import { type RunningCluster, startCluster } from '../helpers/server.ts';
-import { oneRunningOneWaiting, queueDepthOfOne } from '../helpers/teams.ts';
+import { oneRunningOneWaiting, operator, pdfCreditRace, queueDepthOfOne } from '../helpers/teams.ts';
 
 /**
  * A team's queue depth across API processes: only a cluster has two, sharing the team's line in
@@ -29,6 +30,11 @@ describe(
       await queueDepthOfOne(key, 'shallow', cluster.api, second);
       // Every place in line was given back: the team's waiting set is gone.
       assert.deepEqual(await cluster.redisKeys('slot-waiters:*'), []);
+
+      // Credits against racing PDFs from both API processes, in PostgreSQL.
+      const store = await PostgresStore.open(cluster.databaseUrl);
+      t.after(() => store.close());
+      await pdfCreditRace([cluster.api, second], operator(cli, store), 'pages');
     });
   },
 );

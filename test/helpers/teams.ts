@@ -75,6 +75,44 @@ export async function creditRace(
   assert.equal(await balance(team), '0');
 }
 
+/**
+ * 20 parses at once of 3-page PDFs (4 credits each) against a balance of 10, from `targets` in
+ * turn: the pages served are never more than the balance paid for. Every answer's credits are
+ * 1 plus the pages it parsed; together they are what the balance lost, and at most 10; the
+ * rest are refused with 402.
+ */
+export async function pdfCreditRace(
+  targets: HttpTarget[],
+  { cli, key: keyOf, balance }: Operator,
+  team: string,
+): Promise<void> {
+  const key = await keyOf(team);
+  await cli('teams', 'credit', team, '--set', '10');
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      parse(targets[i % targets.length]!, {
+        file: { bytes: pagesToRecognise(3), filename: `race-${i}.pdf` },
+        key,
+      }),
+    ),
+  );
+  const served = answers.filter((a) => a.status === 200);
+  assert.ok(served.length > 0 && served.length < 20, answers.map((a) => a.status).join(' '));
+  for (const a of answers.filter((x) => x.status !== 200))
+    assert.equal(a.status, 402, JSON.stringify(a.body));
+  let paid = 0;
+  for (const a of served) {
+    const { creditsUsed, numPages, totalPages } = a.body.data.metadata;
+    assert.equal(totalPages, 3);
+    assert.equal(creditsUsed, 1 + numPages);
+    // A document cut short by the balance says so.
+    if (numPages < 3) assert.match(a.body.data.warning, /credits paid for \d of the document's 3 pages/);
+    paid += creditsUsed;
+  }
+  assert.ok(paid <= 10, `served ${paid} credits of work against a balance of 10`);
+  assert.equal(Number(await balance(team)), 10 - paid);
+}
+
 /** Settings written with `teams set` read back as written and hold the team's requests to them. */
 export async function settingsRoundTrip(
   target: HttpTarget,

@@ -353,7 +353,8 @@ describe('crawl, batch scrape and map', () => {
     try {
       const { key } = await createApiKey(store, 'thrifty');
       await store.updateTeam('thrifty', { credits: 3 });
-      // One page at a time: the start page (1 credit), a two-page PDF (3: the last two), then nothing left.
+      // One page at a time: the start page (1 credit), then a two-page PDF that the 2 left pay for
+      // with one of its pages (its pages are paid before they are read), then nothing left.
       site.page(
         '/ledger/',
         `${text('Ledger')}<a href="/ledger/accounts.pdf">Accounts</a> <a href="/ledger/notes">Notes</a>`,
@@ -378,7 +379,13 @@ describe('crawl, batch scrape and map', () => {
         '/ledger/',
         '/ledger/accounts.pdf',
       ]);
-      assert.equal(status.creditsUsed, 4);
+      assert.equal(status.creditsUsed, 3);
+      const pdf = status.data.find((d) => d.metadata.sourceURL.endsWith('.pdf')) as Status['data'][number] & {
+        warning?: string;
+        metadata: { numPages?: number };
+      };
+      assert.equal(pdf.metadata.numPages, 1);
+      assert.match(pdf.warning ?? '', /The team's credits paid for 1 of the document's 2 pages/);
       assert.equal((await store.getTeam('thrifty'))?.credits, 0);
       const errors = (await (await app().fetch(`/v2/crawl/${id}/errors`, { headers: auth })).json()) as {
         errors: { url: string; code: string }[];

@@ -20,6 +20,7 @@ import {
   type Operator,
   oneRunningOneWaiting,
   operator,
+  pdfCreditRace,
   queueDepthOfOne,
   settingsRoundTrip,
   usageReport,
@@ -174,7 +175,7 @@ describe("teams: settings, credits and audit export (the app's store)", () => {
     assert.equal(await op.balance('broke'), '0');
   });
 
-  it('a PDF costs 1 plus its pages, OCR or not; failures cost nothing; the last credit still buys an answer', async () => {
+  it('a PDF costs 1 plus its pages, OCR or not; failures cost nothing; pages are paid before they are read', async () => {
     const key = await op.key('payer');
     assert.match(await op.cli('teams', 'credit', 'payer', '--set', '20'), /credits=20$/m);
 
@@ -212,11 +213,18 @@ describe("teams: settings, credits and audit export (the app's store)", () => {
     assert.equal(timedOut.status, 408);
     assert.equal(await op.balance('payer'), '13');
 
-    // With one credit left a 3-page PDF (cost 4) is answered and empties the balance; `--add` tops it up.
+    // With one credit left a 3-page PDF (cost 4) cannot pay for a page: 402, and the credit stays.
     assert.match(await op.cli('teams', 'credit', 'payer', '--set', '1'), /credits=1$/m);
-    const last = await parse(app(), { file: { bytes: pagesToRecognise(3), filename: 'last.pdf' }, key });
-    assert.equal(last.status, 200);
-    assert.equal(last.body.data.metadata.creditsUsed, 4);
+    const unpaid = await parse(app(), { file: { bytes: pagesToRecognise(3), filename: 'unpaid.pdf' }, key });
+    assert.equal(unpaid.status, 402);
+    assert.equal(await op.balance('payer'), '1');
+    // With three, it gets the two pages they pay for, and says so; `--add` tops the balance up.
+    assert.match(await op.cli('teams', 'credit', 'payer', '--add', '2'), /credits=3$/m);
+    const part = await parse(app(), { file: { bytes: pagesToRecognise(3), filename: 'part.pdf' }, key });
+    assert.equal(part.status, 200);
+    assert.equal(part.body.data.metadata.numPages, 2);
+    assert.equal(part.body.data.metadata.creditsUsed, 3);
+    assert.match(part.body.data.warning, /The team's credits paid for 2 of the document's 3 pages/);
     assert.equal(await op.balance('payer'), '0');
     assert.equal((await parse(app(), { file: html('none left'), key })).status, 402);
     assert.match(await op.cli('teams', 'credit', 'payer', '--add', '2'), /credits=2$/m);
@@ -231,6 +239,10 @@ describe("teams: settings, credits and audit export (the app's store)", () => {
 
   it('reports credits and tokens used, this month and by month and key, and what remains', async () => {
     await usageReport(app(), op, 'ledger');
+  });
+
+  it('20 parallel parses of 3-page PDFs against a balance of 10: no page served that was not paid for', async () => {
+    await pdfCreditRace([app()], op, 'pages');
   });
 
   it('exports audit events as JSON lines, in order, by time and team', async () => {
@@ -293,5 +305,9 @@ describe('teams on the PostgreSQL store (QUIRE_DATABASE_URL)', () => {
 
   it('reports credits and tokens used, this month and by month and key, and what remains', async () => {
     await usageReport(app!, op, 'ledger');
+  });
+
+  it('20 parallel parses of 3-page PDFs against a balance of 10: no page served that was not paid for', async () => {
+    await pdfCreditRace([app!], op, 'pages');
   });
 });
