@@ -38,12 +38,15 @@ export async function createApp(
     logStream,
     sessionTimers,
     resolveAll,
+    jobSleep,
   }: {
     logStream?: NodeJS.WritableStream;
     /** The clock sessions run on; a test passes one it moves. */
     sessionTimers?: SessionTimers;
     /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
     resolveAll?: ResolveAll;
+    /** How crawls wait (Crawl-delay, polls); a test passes one that records and returns at once. */
+    jobSleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   } = {},
 ): Promise<App> {
   // What only a cluster uses (PostgreSQL, Redis, BullMQ: hundreds of modules) is loaded only when
@@ -116,6 +119,7 @@ export async function createApp(
     metrics,
     logStream,
     resolveAll,
+    jobSleep,
   });
   queue?.useLogger(server.log);
   const closeQuietConnections = quietConnectionCloser(server.server);

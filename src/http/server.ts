@@ -57,6 +57,8 @@ export interface ServerDeps {
   logStream?: NodeJS.WritableStream;
   /** How host names are resolved: the system's, unless a test maps names of its own to loopback. */
   resolveAll?: ResolveAll;
+  /** How crawls wait between pages and polls (the timers' own, unless a test records them). */
+  jobSleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -230,6 +232,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     log: app.log,
     owner: `${os.hostname()}:${process.pid}:${randomUUID()}`,
     soleProcess: !deps.config.QUIRE_DATABASE_URL,
+    sleep: deps.jobSleep,
   });
   app.addHook('onReady', async () => {
     jobRunner.start();

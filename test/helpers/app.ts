@@ -38,6 +38,8 @@ export interface InProcessApp extends HttpTarget {
 export interface AppOptions {
   sessionTimers?: SessionTimers;
   resolveAll?: ResolveAll;
+  /** How crawls wait (Crawl-delay, polls): a test's recorder in place of real timers. */
+  jobSleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -49,7 +51,7 @@ export interface AppOptions {
  */
 export async function startApp(
   env: Record<string, string> = {},
-  { sessionTimers, resolveAll }: AppOptions = {},
+  { sessionTimers, resolveAll, jobSleep }: AppOptions = {},
 ): Promise<InProcessApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-app-'));
   const key = `test-key-${Math.random().toString(36).slice(2)}`;
@@ -64,7 +66,7 @@ export async function startApp(
     output += chunk.toString();
     for (const check of waiters) check();
   });
-  const app = await createApp(loadConfig(process.env), { logStream, sessionTimers, resolveAll });
+  const app = await createApp(loadConfig(process.env), { logStream, sessionTimers, resolveAll, jobSleep });
   return {
     app,
     key,
