@@ -220,7 +220,9 @@ describe('cluster mode', { concurrency: 1, ...firstPass }, () => {
     // Started with no worker: conversions wait in Redis until the test starts one.
     before(async () => {
       cluster = await startCluster(
-        { ...debug, QUIRE_QUEUE_SIZE: '4', QUIRE_TEAM_CONCURRENCY: '10' },
+        // A drain waits for its OCR as long as the request's own 90 s allow, not the default 30 s
+        // grace, which a busy machine's OCR outlasts: what is tested is that it waits at all.
+        { ...debug, QUIRE_QUEUE_SIZE: '4', QUIRE_TEAM_CONCURRENCY: '10', QUIRE_SHUTDOWN_GRACE_MS: '120000' },
         { workers: 0 },
       );
     });

@@ -451,7 +451,11 @@ describe('interact sessions', () => {
     }
   });
 
-  it('execute runs Node code against the session page, with stdout, result, timeout and 410 after the end', async () => {
+  // Five runs one after another, each starting Node and Playwright: on a loaded machine (the
+  // suite beside two busy processes) they outlast the suite's 120 s per test. Room, not a claim.
+  it('execute runs Node code against the session page, with stdout, result, timeout and 410 after the end', {
+    timeout: 600_000,
+  }, async () => {
     const created = await createSession(server());
     let running: Promise<Reply>[] = [];
     try {
