@@ -571,7 +571,9 @@ describe('a crawl of documents, redirects, failures and URL variants', () => {
     const start = await app().fetch('/v2/crawl', {
       method: 'POST',
       headers,
-      body: JSON.stringify({ url: `${lib.url}/lib/`, sitemap: 'skip' }),
+      // Each page's timeout with room for a loaded machine, where the rendered page's browser
+      // starts at nice 10 beside everything else (a loaded run lost it at the default 30 s).
+      body: JSON.stringify({ url: `${lib.url}/lib/`, sitemap: 'skip', scrapeOptions: { timeout: 120_000 } }),
     });
     const { id } = (await start.json()) as { id: string };
     await app().waitForOutput(new RegExp(`"job":"${id}","status":"completed","msg":"job finished"`));
