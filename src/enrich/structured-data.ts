@@ -165,3 +165,16 @@ export function isType(item: Item, type: string): boolean {
   const types = Array.isArray(item['@type']) ? item['@type'] : [item['@type']];
   return types.some((t) => typeof t === 'string' && typeName(t) === type);
 }
+
+/** A property's text: a string tidied, a number written out, the first of a list, an item's name (or `@value`). */
+export function itemText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.replace(/\s+/g, ' ').trim() || undefined;
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return itemText(v[0]);
+  if (v && typeof v === 'object') return itemText((v as Item).name ?? (v as Item)['@value']);
+  return undefined;
+}
+
+/** A property that may hold one value or a list of them, as a list. */
+export const itemList = (v: unknown): unknown[] =>
+  v === undefined || v === null ? [] : Array.isArray(v) ? v : [v];

@@ -1,7 +1,7 @@
 import type { Root } from 'hast';
 import { type Outline, outline } from '../outline.ts';
 import { findPrices, type Price, parseAmount } from '../product/price.ts';
-import { type Item, isType, structuredItems } from '../structured-data.ts';
+import { type Item, isType, itemList, itemText, structuredItems } from '../structured-data.ts';
 
 /** The contract's menu object. */
 export interface Menu {
@@ -35,17 +35,8 @@ export interface MenuItem {
   sourceUrl: string | null;
 }
 
-const str = (v: unknown): string | undefined => {
-  if (typeof v === 'string') return v.replace(/\s+/g, ' ').trim() || undefined;
-  if (typeof v === 'number') return String(v);
-  if (Array.isArray(v)) return str(v[0]);
-  if (v && typeof v === 'object') return str((v as Item).name);
-  return undefined;
-};
-const objects = (v: unknown): Item[] =>
-  (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]).filter(
-    (x): x is Item => !!x && typeof x === 'object',
-  );
+const str = itemText;
+const objects = (v: unknown): Item[] => itemList(v).filter((x): x is Item => !!x && typeof x === 'object');
 
 /** schema.org RestrictedDiet names as plain words: "VeganDiet" is "vegan". */
 const dietName = (diet: string) =>

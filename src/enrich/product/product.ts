@@ -1,7 +1,7 @@
 import type { Element, Root, RootContent } from 'hast';
 import { toText } from 'hast-util-to-text';
 import { limits } from '../../limits.ts';
-import { type Item, isType, structuredItems } from '../structured-data.ts';
+import { type Item, isType, itemList, itemText, structuredItems } from '../structured-data.ts';
 import { currencyCode, findPrices, type Price, parseAmount } from './price.ts';
 
 /** The contract's product object. */
@@ -28,14 +28,8 @@ export interface Variant {
 /** Where the product came from: the page's markup, or, without any, evidence in its text. */
 export type ProductSource = 'schema.org' | 'open-graph' | 'evidence';
 
-const str = (v: unknown): string | undefined => {
-  if (typeof v === 'string') return v.replace(/\s+/g, ' ').trim() || undefined;
-  if (typeof v === 'number') return String(v);
-  if (Array.isArray(v)) return str(v[0]);
-  if (v && typeof v === 'object') return str((v as Item).name ?? (v as Item)['@value']);
-  return undefined;
-};
-const list = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+const str = itemText;
+const list = itemList;
 const absolute = (url: string | undefined, base: string): string | undefined => {
   if (!url) return undefined;
   try {
