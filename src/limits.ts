@@ -803,6 +803,17 @@ export const limits = {
   mapSitemapUrls: 100_000,
   /** URLs one batch scrape may list: upstream accepts any number; this keeps one request's body sane. */
   batchMaxUrls: 10_000,
+  /** URLs one extract may list: upstream's beta bound ("Maximum of 10 URLs allowed per request"). */
+  extractMaxUrls: 10,
+  /**
+   * Pages one `/*` URL of an extract expands to, unless its `limit` says otherwise: each is scraped
+   * and read by the extractor, so a whole site's map would cost the team a crawl's credits.
+   */
+  extractWildcardPages: 20,
+  /** An extract's prompt and system prompt, together: what a json format's prompt may hold. */
+  extractPromptChars: 10_000,
+  /** One warning of an extract's answer, in characters: a page's own warning is quoted in one. */
+  extractWarningChars: 2_000,
   /** A map's `search`, in characters. */
   mapSearchChars: 1_000,
   /** A map's default and largest `limit`: upstream's. */

@@ -189,6 +189,37 @@ result = firecrawl.map("https://example.com", search="docs", limit=100)
 for link in result.links:
     print(link.url)`,
   },
+  extractData: {
+    curl: `curl ${auth} -H 'Content-Type: application/json' \\
+  -d '{"urls":["https://example.com/about"],"prompt":"The company and when it was founded","schema":{"type":"object","properties":{"company":{"type":"string"},"founded":{"type":"integer"}}},"showSources":true}' \\
+  ${base}/v2/extract`,
+    js: `${jsClient()}
+// Starts the job and polls it until it ends.
+const result = await firecrawl.extract({
+  urls: ['https://example.com/about', 'https://example.com/blog/*'],
+  prompt: 'The company and when it was founded',
+  schema: { type: 'object', properties: { company: { type: 'string' }, founded: { type: 'integer' } } },
+  showSources: true,
+});
+console.log(result.status, result.data, result.sources);`,
+    python: `${pyClient}
+result = firecrawl.extract(
+    urls=["https://example.com/about", "https://example.com/blog/*"],
+    prompt="The company and when it was founded",
+    schema={"type": "object", "properties": {"company": {"type": "string"}, "founded": {"type": "integer"}}},
+    show_sources=True,
+)
+print(result.status, result.data)`,
+  },
+  getExtractStatus: {
+    curl: `curl ${auth} ${base}/v2/extract/<id>`,
+    js: `${jsClient()}
+const status = await firecrawl.getExtractStatus('<id>');
+if (status.status === 'completed') console.log(status.data);`,
+    python: `${pyClient}
+status = firecrawl.get_extract_status("<id>")
+print(status.status, status.data)`,
+  },
   createInteractSession: {
     curl: `curl ${auth} -H 'Content-Type: application/json' \\
   -d '{"ttl":600,"activityTtl":300}' \\

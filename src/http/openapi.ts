@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { crawlOptionsSchema, previewRequestSchema } from '../crawl/crawl-options.ts';
 import { formats } from '../detect/formats.ts';
+import { extractBodySchema } from '../jobs/extract-request.ts';
 import { batchSchema, crawlBodySchema, mapBodySchema } from '../jobs/job-requests.ts';
 import { webhookEvents, webhookSchema } from '../jobs/webhook-spec.ts';
 import { limits } from '../limits.ts';
@@ -301,6 +302,7 @@ function jobSchemas(): Record<string, JsonSchema> {
       unevaluatedProperties: false,
     },
     MapRequest: inputSchema(mapBodySchema),
+    ExtractRequest: inputSchema(extractBodySchema),
     Webhook: {
       description: `Where the job's events (${events}) are posted, each as \`{success, type, id, data, metadata, webhookId}\` with \`type\` such as \`crawl.page\` or \`batch_scrape.page\` (one per document, \`data: [document]\`); delivered in order per job and retried for 24 hours; with QUIRE_WEBHOOK_SECRET each carries \`X-Firecrawl-Signature: sha256=<HMAC-SHA256 of the body>\`.`,
       anyOf: [
@@ -603,6 +605,72 @@ function jobPaths(
       name: 'batch scrape',
       ids: { status: 'getBatchScrapeStatus', cancel: 'cancelBatchScrape', errors: 'getBatchScrapeErrors' },
     }),
+    '/v2/extract': {
+      post: {
+        operationId: 'extractData',
+        summary: 'Extract one JSON value from a list of pages, as a job',
+        description: `Answers at once with the job's id. Each URL is scraped (\`scrapeOptions\`; a URL ending in \`/*\` stands for the first \`limit\` pages of its site's map, ranked by the prompt's words) and read for the prompt and schema: by the configured language model, else by the offline extractor when a schema is given, else as the sentences that best answer the prompt (\`data.answers\`). The pages' values are merged in the order the URLs were listed: objects field by field, lists joined without repeats, any other field the first page's that states it. Each page costs what its scrape costs. Refused under zero data retention (the pages are kept until the extract ends), and without \`urls\` (Quire has no web search).`,
+        requestBody: { required: true, content: json(ref('ExtractRequest')) },
+        responses: {
+          '200': {
+            description: 'Started',
+            content: json(
+              object({
+                success: boolean,
+                id: { type: 'string', format: 'uuid' },
+                urlTrace: { type: 'array', items: string },
+                invalidURLs: {
+                  type: 'array',
+                  items: string,
+                  description: 'Entries of `urls` skipped as invalid',
+                },
+              }),
+            ),
+          },
+          '400': {
+            description:
+              'Invalid request (naming `body.<field>`), an invalid JSON Schema, no valid URL, web search, an agent or a webhook asked for, or zero data retention',
+            content: json(errorBody('BAD_REQUEST')),
+          },
+          '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
+          '402': { description: 'The team has no credits left', content: json(errorBody()) },
+        },
+      },
+    },
+    '/v2/extract/{id}': {
+      get: {
+        operationId: 'getExtractStatus',
+        summary: "The extract's status, and its answer once it has ended",
+        description: `Always 200 for a job of yours: \`status\` is processing, completed or failed (\`success\` false only then, with \`error\`); \`data\` is \`[]\` until the extract ends. \`sources\` (with showSources) gives, for each field of the answer by its path (\`name\`, \`address.city\`, \`products[2]\`), the pages it came from; \`warnings\` say which pages could not be read and where pages disagreed.`,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: {
+          '200': {
+            description: 'The status',
+            content: json(
+              object({
+                success: boolean,
+                status: { type: 'string', enum: ['processing', 'completed', 'failed', 'cancelled'] },
+                data: {},
+                error: string,
+                expiresAt: { type: 'string', format: 'date-time' },
+                creditsUsed: { type: 'integer' },
+                warnings: { type: 'array', items: string },
+                sources: { type: 'object', additionalProperties: { type: 'array', items: string } },
+              }),
+            ),
+          },
+          '400': {
+            description: 'Invalid job ID format. Job ID must be a valid UUID.',
+            content: json(errorBody()),
+          },
+          '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
+          '404': {
+            description: "Extract job not found (none, or another team's)",
+            content: json(errorBody()),
+          },
+        },
+      },
+    },
     '/v2/map': {
       post: {
         operationId: 'mapUrls',

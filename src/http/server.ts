@@ -30,6 +30,7 @@ import { ScrapeRenderer } from '../scrape/render/renderer.ts';
 import { ScrapeCache } from '../scrape/scrape-cache.ts';
 import type { ResolveAll } from '../scrape/vetted-address.ts';
 import { crawlPreviewRoutes } from './routes/crawl-preview.ts';
+import { extractRoutes } from './routes/extract.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
 import { jobRoutes } from './routes/jobs.ts';
@@ -348,7 +349,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       policy: scrapePolicy,
       resolveAll: deps.resolveAll,
     });
-    v2.register(jobRoutes, {
+    const jobDeps = {
       store: deps.store,
       runner: jobRunner,
       credits: deps.credits,
@@ -358,7 +359,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       resolveAll: deps.resolveAll,
       model,
       config: deps.config,
-    });
+    };
+    v2.register(jobRoutes, jobDeps);
+    v2.register(extractRoutes, jobDeps);
     v2.register(mapRoutes, {
       credits: deps.credits,
       uploads: deps.uploads,

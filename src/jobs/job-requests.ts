@@ -4,6 +4,7 @@ import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { httpUrl, type ScrapeRequest, validateScrapeBody } from '../options/scrape-options.ts';
 import { validationError } from '../options/validate.ts';
+import type { ExtractSpec } from './extract-request.ts';
 import { type WebhookSpec, webhookSchema } from './webhook-spec.ts';
 
 const flag = (description: string) =>
@@ -28,7 +29,7 @@ const maxConcurrency = z
   );
 
 /** Keys every SDK call may add (`origin`, `integration`), accepted and not used. */
-const callerKeys = {
+export const callerKeys = {
   origin: z.string({ error: 'must be a string' }).max(256).optional(),
   integration: z.string({ error: 'must be a string' }).max(256).optional(),
 };
@@ -122,6 +123,8 @@ export interface JobOptions {
   scrapeOptions: Record<string, unknown>;
   /** Pages fetched at once; undefined: limits.crawlDefaultConcurrency. */
   maxConcurrency: number | undefined;
+  /** Set for an extract: a batch whose pages' answers are merged into one JSON value at its end. */
+  extract?: ExtractSpec;
 }
 
 export interface CrawlRequest {
@@ -147,7 +150,7 @@ export function pageScrapes(options: JobOptions): (url: string) => ScrapeRequest
  * The scrape options a job's pages use, checked as a scrape's body would be (the same messages,
  * rooted at `root`), so that a crawl is refused at once rather than failing on every page.
  */
-function checkScrapeOptions(raw: Record<string, unknown>, root: string): ScrapeRequest {
+export function checkScrapeOptions(raw: Record<string, unknown>, root: string): ScrapeRequest {
   try {
     return validateScrapeBody({ ...raw, url: 'https://example.com/' });
   } catch (error) {

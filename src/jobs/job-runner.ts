@@ -1,5 +1,6 @@
 import { Frontier } from '../crawl/frontier.ts';
 import { type PageLinks, pageLinks } from '../crawl/links.ts';
+import { mapSite } from '../crawl/map-site.ts';
 import { RobotsRules } from '../crawl/robots.ts';
 import { type FetchResource, sitemapCandidates, sitemapUrls } from '../crawl/sitemaps.ts';
 import { ApiError } from '../errors.ts';
@@ -12,6 +13,8 @@ import { type TeamSettingsCache, underZdrPolicy } from '../quota/team-settings.t
 import type { UploadBudget } from '../quota/upload-budget.ts';
 import { fetchUrl } from '../scrape/fetch-url.ts';
 import { type ScrapeDeps, scrapePage } from '../scrape/scrape-page.ts';
+import { extractAnswer } from './extract-answer.ts';
+import { type ExtractSpec, isWildcard } from './extract-request.ts';
 import { type JobOptions, pageScrapes } from './job-requests.ts';
 import type { JobRecord, JobStore, NewPage, PageRecord } from './job-store.ts';
 import type { WebhookSpec } from './webhook-spec.ts';
@@ -201,6 +204,8 @@ class JobDrive {
     const { jobs } = this.deps;
     // Pages a driver before this one had started: their results were never stored.
     await jobs.requeueActive(this.job.id);
+    const extract = this.options.extract;
+    if (extract && !this.job.kickoffDone) await this.expandWildcards(extract);
     const crawler = this.options.crawler;
     if (crawler) {
       // Re-read after kickoff: it stored the robots.txt the pages are checked against.
@@ -223,6 +228,8 @@ class JobDrive {
       const fresh = await jobs.getJob(this.job.id);
       if (fresh?.status !== 'scraping') break;
       this.job = fresh;
+      // An extract past its timeout reads no more pages; its answer merges those read.
+      if (extract?.deadline && Date.now() >= Date.parse(extract.deadline)) await jobs.skipQueued(this.job.id);
       const free = this.outOfCredits ? 0 : concurrency - inFlight.size;
       const claimed = free > 0 ? await jobs.claimPages(this.job.id, free) : [];
       for (const page of claimed) {
@@ -259,7 +266,16 @@ class JobDrive {
   private async finish(status: 'completed' | 'cancelled'): Promise<void> {
     const { jobs } = this.deps;
     await jobs.skipQueued(this.job.id);
-    if (status === 'completed') await jobs.updateJob(this.job.id, { status, completedAt: iso(Date.now()) });
+    if (status === 'completed' && this.options.extract) {
+      const answer = await extractAnswer(jobs, this.job.id, this.options.extract);
+      await jobs.updateJob(
+        this.job.id,
+        'result' in answer
+          ? { status, completedAt: iso(Date.now()), result: JSON.stringify(answer.result) }
+          : { status: 'failed', completedAt: iso(Date.now()), error: answer.error },
+      );
+    } else if (status === 'completed')
+      await jobs.updateJob(this.job.id, { status, completedAt: iso(Date.now()) });
     await this.emit('completed', { success: true, data: '[]' });
     this.deps.log.info({ job: this.job.id, status }, 'job finished');
   }
@@ -335,6 +351,48 @@ class JobDrive {
     }
     await jobs.updateJob(this.job.id, { kickoffDone: true });
     return jobs.getJob(this.job.id);
+  }
+
+  /**
+   * An extract's `/*` URLs, each mapped (its sitemaps and links, ranked by the prompt's words) and
+   * its first pages queued after the URLs given as they are. A site that cannot be mapped is
+   * queued as its one page, so that its failure is the page's, named in the answer's warnings.
+   */
+  private async expandWildcards(spec: ExtractSpec): Promise<void> {
+    const { jobs } = this.deps;
+    for (const wildcard of spec.urls.filter(isWildcard)) {
+      const url = wildcard.slice(0, -2) || wildcard;
+      const hold = this.deps.uploads.open(this.job.team);
+      let found: string[];
+      try {
+        const links = await mapSite(
+          {
+            url,
+            search: spec.prompt?.slice(0, limits.mapSearchChars),
+            sitemap: spec.map.ignoreSitemap ? 'skip' : 'include',
+            includeSubdomains: spec.map.includeSubdomains,
+            ignoreQueryParameters: true,
+            limit: spec.map.limit,
+            timeout: undefined,
+            filterByPath: true,
+            allowExternalLinks: spec.map.allowExternalLinks,
+            headers: {},
+          },
+          { policy: this.deps.policy, hold, signal: this.signal, resolveAll: this.deps.resolveAll },
+        );
+        found = links.map((link) => link.url);
+      } catch {
+        found = [url];
+      } finally {
+        hold.releaseAll();
+      }
+      await jobs.enqueuePages(
+        this.job.id,
+        found.map((page) => ({ key: page, url: page, depth: 0 })),
+        Number.POSITIVE_INFINITY,
+      );
+    }
+    await jobs.updateJob(this.job.id, { kickoffDone: true });
   }
 
   /** Credits for one page, counting what the answer settles (a document's cost is known only then). */

@@ -7,16 +7,23 @@ import type { JobRecord, JobStore } from './job-store.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const jobNotFound = () => new ApiError(404, undefined, 'Job not found');
+const extractNotFound = () => new ApiError(404, undefined, 'Extract job not found');
+
+/** The options a job runs by, as it stored them. */
+export const optionsOf = (job: JobRecord): StoredOptions => JSON.parse(job.options) as StoredOptions;
 
 /**
  * The team's job `id`; 404 for another team's as for none (a job id tells nobody else anything).
- * Reading a job slides its expiry forward, as upstream's reads reset its TTL.
+ * Extracts and the other jobs share the store but not their routes: each kind answers only to
+ * its own (`extract`). Reading a job slides its expiry forward, as upstream's reads reset its TTL.
  */
-export async function teamJob(jobs: JobStore, id: string, team: string): Promise<JobRecord> {
+export async function teamJob(jobs: JobStore, id: string, team: string, extract = false): Promise<JobRecord> {
   if (!UUID.test(id))
     throw new ApiError(400, undefined, 'Invalid job ID format. Job ID must be a valid UUID.');
   const job = await jobs.getJob(id.toLowerCase());
-  if (!job || job.team !== team) throw jobNotFound();
+  const notFound = extract ? extractNotFound : jobNotFound;
+  if (!job || job.team !== team) throw notFound();
+  if ((optionsOf(job).extract !== undefined) !== extract) throw notFound();
   const expiresAt = new Date(Date.now() + limits.jobRetentionMs).toISOString();
   await jobs.touchJob(job.id, expiresAt);
   return { ...job, expiresAt };
@@ -120,7 +127,7 @@ function withinBytes(documents: Buffer[]): Buffer[] {
 
 /** One entry of GET /v2/crawl/active, in upstream's mixed casing. */
 export function activeEntry(job: JobRecord): object {
-  const options = JSON.parse(job.options) as StoredOptions;
+  const options = optionsOf(job);
   return {
     id: job.id,
     teamId: job.team,

@@ -5,7 +5,10 @@
  * die and another carries the job on, and every API process answers its status.
  */
 
-/** A batch scrape is a crawl without discovery: a list of URLs given up front. */
+/**
+ * A batch scrape is a crawl without discovery: a list of URLs given up front. An extract is a
+ * batch whose options carry `extract` (JobOptions): its pages' answers merged into `result`.
+ */
 export type JobKind = 'crawl' | 'batch';
 
 /** Upstream's statuses; `failed` only when the job could not start at all. */
@@ -38,12 +41,17 @@ export interface JobRecord {
   /** The process that drives the job (claims its pages, queues its links), and until when. */
   leaseOwner: string | null;
   leaseUntil: string | null;
+  /** An ended extract's answer (ExtractResult, JSON text); null for anything else. */
+  result: string | null;
 }
 
-export type NewJob = Omit<JobRecord, 'completedAt' | 'kickoffDone' | 'error' | 'leaseOwner' | 'leaseUntil'>;
+export type NewJob = Omit<
+  JobRecord,
+  'completedAt' | 'kickoffDone' | 'error' | 'leaseOwner' | 'leaseUntil' | 'result'
+>;
 
 export type JobPatch = Partial<
-  Pick<JobRecord, 'status' | 'completedAt' | 'kickoffDone' | 'robots' | 'error' | 'url'>
+  Pick<JobRecord, 'status' | 'completedAt' | 'kickoffDone' | 'robots' | 'error' | 'url' | 'result'>
 >;
 
 /**

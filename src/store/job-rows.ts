@@ -18,7 +18,7 @@ import type {
 /** The jobs table's columns, in JobRecord's order; both stores select them so. */
 export const JOB_COLUMNS =
   'id, kind, team, key_id, url, options, webhook, status, zero_data_retention, created_at, completed_at, ' +
-  'expires_at, kickoff_done, robots, error, lease_owner, lease_until';
+  'expires_at, kickoff_done, robots, error, lease_owner, lease_until, result';
 
 /** The columns `createJob` writes, and a new job's values in their order. */
 export const NEW_JOB_COLUMNS =
@@ -62,6 +62,7 @@ export interface JobRow {
   error: string | null;
   lease_owner: string | null;
   lease_until: Time | null;
+  result: string | null;
 }
 
 export function jobFromRow(r: JobRow): JobRecord {
@@ -83,6 +84,7 @@ export function jobFromRow(r: JobRow): JobRecord {
     error: r.error,
     leaseOwner: r.lease_owner,
     leaseUntil: textOrNull(r.lease_until),
+    result: r.result,
   };
 }
 
@@ -93,6 +95,7 @@ const jobPatchColumns: Record<keyof JobPatch, string> = {
   robots: 'robots',
   error: 'error',
   url: 'url',
+  result: 'result',
 };
 
 /**

@@ -211,6 +211,8 @@ const migrations: readonly string[] = [
      PRIMARY KEY (team, url, tag)
    );
    CREATE INDEX change_baselines_age ON change_baselines(scraped_at);`,
+  // An extract's merged answer (PostgreSQL's 009_job_result.sql).
+  'ALTER TABLE jobs ADD COLUMN result TEXT',
 ];
 
 /** SQLite has no booleans: 1 and 0. */

@@ -33,6 +33,8 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     site.page('/guide/locks/upper', words('Upper lock'));
     site.page('/guide/bridges', words('Bridges'));
     site.page('/guide/staff', words('Staff'));
+    site.page('/guide/facts', '<h1>Facts</h1><p>River: Aulne</p><p>Length: 144</p>');
+    site.page('/guide/more-facts', '<h1>More facts</h1><p>River: Aulne</p><p>Source: Monts d’Arrée</p>');
     site.on('/held/', (_req, res) => {
       void held.then(() => res.writeHead(200, { 'content-type': 'text/html' }).end(words('Held')));
     });
@@ -115,6 +117,28 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     );
   });
 
+  it("extracts with the JS SDK's extract(): a schema filled from two pages offline, with sources", async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const result = await client.extract({
+      urls: [`${site.url}/guide/facts`, `${site.url}/guide/more-facts`],
+      schema: {
+        type: 'object',
+        properties: { river: { type: 'string' }, length: { type: 'integer' }, source: { type: 'string' } },
+      },
+      showSources: true,
+      pollInterval: 1,
+      timeout: 120,
+    });
+    assert.equal(result.status, 'completed', JSON.stringify(result));
+    assert.deepEqual(result.data, { river: 'Aulne', length: 144, source: 'Monts d’Arrée' });
+    assert.deepEqual(result.sources?.source, [`${site.url}/guide/more-facts`]);
+    assert.equal(result.creditsUsed, 2);
+    const started = await client.startExtract({ urls: [`${site.url}/guide/facts`], prompt: 'River length' });
+    assert.ok(started.id);
+    const status = await client.getExtractStatus(started.id);
+    assert.ok(['processing', 'completed'].includes(status.status ?? ''), JSON.stringify(status));
+  });
+
   it("works through the Python SDK's request shape: start, status, errors, cancel, map, batch", async () => {
     const py = new PythonSdkClient(server.url, server.key);
     const start = await py.post('/v2/crawl', { url: `${site.url}/guide/`, limit: 2 });
@@ -142,5 +166,13 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     assert.equal(batch.status, 200, JSON.stringify(batch.body));
     const batchStatus = await py.get(`/v2/batch/scrape/${(batch.body as { id: string }).id}`);
     assert.equal(batchStatus.status, 200);
+    const extract = await py.post('/v2/extract', {
+      urls: [`${site.url}/guide/facts`],
+      prompt: 'How long is the river?',
+    });
+    assert.equal(extract.status, 200, JSON.stringify(extract.body));
+    const extractStatus = await py.get(`/v2/extract/${(extract.body as { id: string }).id}`);
+    assert.equal(extractStatus.status, 200);
+    assert.equal((extractStatus.body as { success: boolean }).success, true);
   });
 });

@@ -96,6 +96,7 @@ for (const { name, open } of stores) {
         error: null,
         leaseOwner: null,
         leaseUntil: null,
+        result: null,
       };
       assert.deepEqual(await jobs.getJob(job.id), stored);
       assert.equal(await jobs.getJob(randomUUID()), undefined);
@@ -108,6 +109,9 @@ for (const { name, open } of stores) {
         kickoffDone: true,
         url: 'https://example.com/start',
       });
+      await jobs.updateJob(job.id, { result: '{"data":null}' });
+      assert.equal((await jobs.getJob(job.id))?.result, '{"data":null}');
+      await jobs.updateJob(job.id, { result: null });
       await jobs.updateJob(job.id, { status: 'failed', completedAt: at(5), error: 'no start', robots: null });
       const failed = {
         ...stored,
@@ -492,6 +496,7 @@ for (const { name, open } of stores) {
         error: null,
         leaseOwner: 'a',
         leaseUntil: at(1),
+        result: null,
       });
       assert.equal(await jobs.leaseJob('b', at(0), at(2), job.id), undefined);
       assert.equal(await jobs.renewLease(job.id, 'b', at(5)), false);

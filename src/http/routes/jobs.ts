@@ -39,7 +39,7 @@ export interface JobRouteDeps {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** 402 unless the team can pay for a page; its balance (undefined: unmetered). */
-async function balanceFor(deps: JobRouteDeps, account: Account): Promise<number | undefined> {
+export async function balanceFor(deps: JobRouteDeps, account: Account): Promise<number | undefined> {
   const probe = await reserveCredits(deps.credits, account);
   await probe.release();
   return (await deps.store.getTeam(account.team))?.credits ?? undefined;
@@ -126,7 +126,7 @@ async function errors(deps: JobRouteDeps, request: FastifyRequest) {
 }
 
 /** A new job in the store, then driven by this process at once (any other may carry it on). */
-async function createJob(
+export async function createJob(
   deps: JobRouteDeps,
   request: FastifyRequest,
   job: {
