@@ -39,6 +39,7 @@ export async function createApp(
     sessionTimers,
     resolveAll,
     jobSleep,
+    monitorClock,
   }: {
     logStream?: NodeJS.WritableStream;
     /** The clock sessions run on; a test passes one it moves. */
@@ -47,6 +48,8 @@ export async function createApp(
     resolveAll?: ResolveAll;
     /** How crawls wait (Crawl-delay, polls); a test passes one that records and returns at once. */
     jobSleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+    /** The time monitors' schedules are read against (ms since the epoch); a test passes one it moves. */
+    monitorClock?: () => number;
   } = {},
 ): Promise<App> {
   // What only a cluster uses (PostgreSQL, Redis, BullMQ: hundreds of modules) is loaded only when
@@ -120,6 +123,7 @@ export async function createApp(
     logStream,
     resolveAll,
     jobSleep,
+    monitorClock,
   });
   queue?.useLogger(server.log);
   const closeQuietConnections = quietConnectionCloser(server.server);

@@ -814,6 +814,32 @@ export const limits = {
   extractPromptChars: 10_000,
   /** One warning of an extract's answer, in characters: a page's own warning is quoted in one. */
   extractWarningChars: 2_000,
+  /**
+   * The shortest time between two checks of a monitor: each check scrapes every target, so a
+   * monitor that checks more often is a load generator pointed at someone's site.
+   */
+  monitorMinIntervalMs: 5 * 60_000,
+  /** How often each API process looks for monitors due and checks that have ended. */
+  monitorPollMs: 1_000,
+  /** How long a monitor keeps its checks by default, and at most (upstream's retentionDays). */
+  monitorDefaultRetentionDays: 30,
+  monitorMaxRetentionDays: 365,
+  /** Targets of one monitor, and URLs of one scrape target: a check is a batch, not a crawl of the web. */
+  monitorMaxTargets: 10,
+  monitorMaxUrls: 1_000,
+  /** Monitors one team may keep: each holds a schedule every API process polls. */
+  monitorsPerTeam: 500,
+  /** Pages of a check one answer lists by default, and at most. */
+  monitorCheckPage: 100,
+  monitorCheckMaxPage: 1_000,
+  /** Monitors and checks one list answer holds by default, and at most. */
+  monitorListPage: 50,
+  monitorListMaxPage: 200,
+  /** Changed pages one monitor webhook event lists: the rest are in the check (getMonitorCheck). */
+  monitorWebhookPages: 100,
+  /** A monitor's name and goal, in characters. */
+  monitorNameChars: 200,
+  monitorGoalChars: 2_000,
   /** A map's `search`, in characters. */
   mapSearchChars: 1_000,
   /** A map's default and largest `limit`: upstream's. */

@@ -220,6 +220,83 @@ if (status.status === 'completed') console.log(status.data);`,
 status = firecrawl.get_extract_status("<id>")
 print(status.status, status.data)`,
   },
+  createMonitor: {
+    curl: `curl ${auth} -H 'Content-Type: application/json' \\
+  -d '{"name":"Pricing","schedule":{"text":"daily at 9:00","timezone":"Europe/Paris"},"targets":[{"type":"scrape","urls":["https://example.com/pricing"]}],"webhook":{"url":"https://hooks.example.com/quire"}}' \\
+  ${base}/v2/monitor`,
+    js: `${jsClient()}
+const monitor = await firecrawl.createMonitor({
+  name: 'Pricing',
+  schedule: { text: 'daily at 9:00', timezone: 'Europe/Paris' },
+  targets: [{ type: 'scrape', urls: ['https://example.com/pricing'] }],
+  webhook: { url: 'https://hooks.example.com/quire' },
+});
+console.log(monitor.id, monitor.nextRunAt);`,
+    python: `${pyClient}
+monitor = firecrawl.create_monitor(
+    name="Pricing",
+    schedule={"text": "daily at 9:00", "timezone": "Europe/Paris"},
+    targets=[{"type": "scrape", "urls": ["https://example.com/pricing"]}],
+)
+print(monitor.id)`,
+  },
+  listMonitors: {
+    curl: `curl ${auth} '${base}/v2/monitor?limit=20'`,
+    js: `${jsClient()}
+for (const m of await firecrawl.listMonitors({ limit: 20 })) console.log(m.id, m.name, m.status);`,
+    python: `${pyClient}
+for m in firecrawl.list_monitors(limit=20):
+    print(m.id, m.name)`,
+  },
+  getMonitor: {
+    curl: `curl ${auth} ${base}/v2/monitor/<id>`,
+    js: `${jsClient()}
+const monitor = await firecrawl.getMonitor('<id>');
+console.log(monitor.nextRunAt, monitor.lastCheckSummary);`,
+    python: `${pyClient}
+print(firecrawl.get_monitor("<id>").next_run_at)`,
+  },
+  updateMonitor: {
+    curl: `curl ${auth} -X PATCH -H 'Content-Type: application/json' -d '{"status":"paused"}' ${base}/v2/monitor/<id>`,
+    js: `${jsClient()}
+await firecrawl.updateMonitor('<id>', { status: 'paused' });`,
+    python: `${pyClient}
+firecrawl.update_monitor("<id>", status="paused")`,
+  },
+  deleteMonitor: {
+    curl: `curl ${auth} -X DELETE ${base}/v2/monitor/<id>`,
+    js: `${jsClient()}
+await firecrawl.deleteMonitor('<id>');`,
+    python: `${pyClient}
+firecrawl.delete_monitor("<id>")`,
+  },
+  runMonitor: {
+    curl: `curl ${auth} -X POST -H 'Content-Type: application/json' -d '{}' ${base}/v2/monitor/<id>/run`,
+    js: `${jsClient()}
+const check = await firecrawl.runMonitor('<id>');
+console.log(check.id, check.status);`,
+    python: `${pyClient}
+check = firecrawl.run_monitor("<id>")
+print(check.id)`,
+  },
+  listMonitorChecks: {
+    curl: `curl ${auth} ${base}/v2/monitor/<id>/checks`,
+    js: `${jsClient()}
+for (const c of await firecrawl.listMonitorChecks('<id>')) console.log(c.id, c.status, c.summary);`,
+    python: `${pyClient}
+for c in firecrawl.list_monitor_checks("<id>"):
+    print(c.id, c.status)`,
+  },
+  getMonitorCheck: {
+    curl: `curl ${auth} '${base}/v2/monitor/<id>/checks/<checkId>?status=changed'`,
+    js: `${jsClient()}
+const check = await firecrawl.getMonitorCheck('<id>', '<checkId>', { status: 'changed' });
+for (const page of check.pages) console.log(page.url, page.diff?.text);`,
+    python: `${pyClient}
+check = firecrawl.get_monitor_check("<id>", "<checkId>")
+for page in check.pages:
+    print(page.url, page.status)`,
+  },
   createInteractSession: {
     curl: `curl ${auth} -H 'Content-Type: application/json' \\
   -d '{"ttl":600,"activityTtl":300}' \\

@@ -3,6 +3,7 @@ import { crawlOptionsSchema, previewRequestSchema } from '../crawl/crawl-options
 import { formats } from '../detect/formats.ts';
 import { extractBodySchema } from '../jobs/extract-request.ts';
 import { batchSchema, crawlBodySchema, mapBodySchema } from '../jobs/job-requests.ts';
+import { createMonitorSchema, updateMonitorSchema } from '../jobs/monitors/monitor-request.ts';
 import { webhookEvents, webhookSchema } from '../jobs/webhook-spec.ts';
 import { limits } from '../limits.ts';
 import { formatTypes, parseOptionsSchema, parserTypes } from '../options/parse-options.ts';
@@ -378,6 +379,115 @@ function jobSchemas(): Record<string, JsonSchema> {
   };
 }
 
+/** The monitor API (src/http/routes/monitors.ts): paths, operations, and what each answers. */
+function monitorOperations(json: (schema: JsonSchema) => Record<string, unknown>): Record<string, unknown> {
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const checkId = { name: 'checkId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const listing = [
+    {
+      name: 'limit',
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: limits.monitorListMaxPage },
+    },
+    { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+  ];
+  const answer = (description: string) => ({
+    description,
+    content: json(object({ success: boolean, data: { type: 'object' } })),
+  });
+  const errors = {
+    '400': { description: 'Invalid request, naming `body.<field>`', content: json(errorBody('BAD_REQUEST')) },
+    '401': { description: 'Missing or unknown API key', content: json(errorBody()) },
+    '404': { description: "Monitor not found (none, or another team's)", content: json(errorBody()) },
+  };
+  const body = (schema: JsonSchema) => ({ required: true, content: json(schema) });
+  return {
+    '/v2/monitor': {
+      post: {
+        operationId: 'createMonitor',
+        summary: 'Create a monitor: pages or a crawl checked on a schedule, changes reported',
+        description: `\`schedule\`: \`cron\` (five fields) or \`text\` ("every 30 minutes", "hourly", "daily at 9:00", "weekdays at 8am", "every monday at 17:30", "monthly on the 1st at noon"), in \`timezone\` (IANA, default UTC); never more often than every ${limits.monitorMinIntervalMs / 60_000} minutes. \`targets\`: \`{type: "scrape", urls, scrapeOptions}\` or \`{type: "crawl", url, crawlOptions, scrapeOptions}\`. Each check scrapes every target with changeTracking and lists each page as same, new, changed (with its diff), removed or error. \`webhook\`: \`{url, headers, metadata, events}\`, events \`changed\` (default: a check found a page new, changed or removed) and \`completed\` (every check), signed as job webhooks. Refused: search targets (no search engine), email notifications, \`judgeEnabled\`.`,
+        requestBody: body(inputSchema(createMonitorSchema)),
+        responses: { '200': answer('The monitor'), ...errors },
+      },
+      get: {
+        operationId: 'listMonitors',
+        summary: "The team's monitors, newest first",
+        parameters: listing,
+        responses: { '200': answer('The monitors (`data` is an array)'), '401': errors['401'] },
+      },
+    },
+    '/v2/monitor/{id}': {
+      get: {
+        operationId: 'getMonitor',
+        summary: 'One monitor, with its next run and its last check’s summary',
+        parameters: [id],
+        responses: { '200': answer('The monitor'), ...errors },
+      },
+      patch: {
+        operationId: 'updateMonitor',
+        summary: 'Change a monitor: name, schedule, targets, webhook, retention; pause or resume it',
+        description: 'Pausing clears `nextRunAt`; resuming or a new schedule sets it from now.',
+        parameters: [id],
+        requestBody: body(inputSchema(updateMonitorSchema)),
+        responses: { '200': answer('The monitor as changed'), ...errors },
+      },
+      delete: {
+        operationId: 'deleteMonitor',
+        summary: 'Delete a monitor and its checks',
+        parameters: [id],
+        responses: {
+          '200': { description: 'Deleted', content: json(object({ success: boolean })) },
+          ...errors,
+        },
+      },
+    },
+    '/v2/monitor/{id}/run': {
+      post: {
+        operationId: 'runMonitor',
+        summary: 'Run a check now, outside the schedule (which stays as it was)',
+        parameters: [id],
+        responses: {
+          '200': answer('The check, running'),
+          ...errors,
+          '409': { description: 'A check of this monitor is running', content: json(errorBody()) },
+        },
+      },
+    },
+    '/v2/monitor/{id}/checks': {
+      get: {
+        operationId: 'listMonitorChecks',
+        summary: "The monitor's checks, newest first, each with its summary",
+        parameters: [id, ...listing],
+        responses: { '200': answer('The checks (`data` is an array)'), ...errors },
+      },
+    },
+    '/v2/monitor/{id}/checks/{checkId}': {
+      get: {
+        operationId: 'getMonitorCheck',
+        summary:
+          'A check and a page of its pages (`?skip`, `?limit`, `?status`), with `next` while more remain',
+        parameters: [
+          id,
+          checkId,
+          { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0 } },
+          {
+            name: 'limit',
+            in: 'query',
+            schema: { type: 'integer', minimum: 1, maximum: limits.monitorCheckMaxPage },
+          },
+          {
+            name: 'status',
+            in: 'query',
+            schema: { type: 'string', enum: ['same', 'new', 'changed', 'removed', 'error'] },
+          },
+        ],
+        responses: { '200': answer('The check with `pages` and `next`'), ...errors },
+      },
+    },
+  };
+}
+
 /** The WebSocket watcher (src/jobs/job-watcher.ts), served at each job's status path. */
 const watcherDescription = `
 **Watching over WebSocket.** The same path opened as a WebSocket (\`ws://…\`, the SDKs' \`watcher()\`) streams the job: the key as \`Authorization: Bearer\`, or else as the offered subprotocol (echoed, as the JS SDK requires). Messages: one \`{"type":"catchup","data":{success, status, total, completed, creditsUsed, expiresAt, data:[…]}}\` with the finished documents (up to ${mebibytes(limits.jobStatusBytes)} MiB; the rest follow at once), then \`{"type":"document","data":{…}}\` per document as it finishes (looked for every ${limits.jobWatchPollMs / 1000} s), and once the job has ended a \`{"type":"status",…}\` message with its final counts, then close 1000 \`{"type":"done"}\`. Refusals come after the upgrade, as close frames with a JSON reason: 3000 for a missing or unknown key; 1008 for an invalid id, a job not found, the rate limit, or more than ${limits.jobWatchersPerTeam} open watchers per team and API process; 1001 when Quire shuts down.`;
@@ -671,6 +781,7 @@ function jobPaths(
         },
       },
     },
+    ...monitorOperations(json),
     '/v2/map': {
       post: {
         operationId: 'mapUrls',

@@ -24,6 +24,7 @@ import { ClientGoneError } from './multipart.ts';
 import './request-context.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { JobWatcher } from '../jobs/job-watcher.ts';
+import { MonitorScheduler } from '../jobs/monitors/scheduler.ts';
 import { WebhookSender } from '../jobs/webhooks.ts';
 import { AdBlocker } from '../scrape/ad-filter.ts';
 import { ScrapeRenderer } from '../scrape/render/renderer.ts';
@@ -36,6 +37,7 @@ import { interactRoutes, sessionTokenRoutes } from './routes/interact.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { mapRoutes } from './routes/map.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { monitorRoutes } from './routes/monitors.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { parseRoutes } from './routes/parse.ts';
 import { docsRoutes, playgroundRoutes } from './routes/playground.ts';
@@ -60,6 +62,8 @@ export interface ServerDeps {
   resolveAll?: ResolveAll;
   /** How crawls wait between pages and polls (the timers' own, unless a test records them). */
   jobSleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The time monitors' schedules are read against: the system's, unless a test moves its own. */
+  monitorClock?: () => number;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -235,11 +239,23 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     soleProcess: !deps.config.QUIRE_DATABASE_URL,
     sleep: deps.jobSleep,
   });
+  // Monitors: every API process looks for checks due; the store gives each to one of them.
+  const monitorScheduler = new MonitorScheduler({
+    jobs: deps.store.jobs,
+    monitors: deps.store.monitors,
+    runner: jobRunner,
+    credits: deps.credits,
+    webhooks,
+    now: deps.monitorClock ?? Date.now,
+    log: app.log,
+  });
   app.addHook('onReady', async () => {
     jobRunner.start();
     webhooks.start();
+    monitorScheduler.start();
   });
   app.addHook('onClose', async () => {
+    await monitorScheduler.close();
     await jobRunner.close();
     await webhooks.close();
   });
@@ -362,6 +378,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     };
     v2.register(jobRoutes, jobDeps);
     v2.register(extractRoutes, jobDeps);
+    v2.register(monitorRoutes, {
+      ...jobDeps,
+      scheduler: monitorScheduler,
+      now: deps.monitorClock ?? Date.now,
+    });
     v2.register(mapRoutes, {
       credits: deps.credits,
       uploads: deps.uploads,

@@ -10,7 +10,9 @@ import { headerRecord } from '../options/scrape-options.ts';
 
 /** The events a receiver may ask for: the part of the payload's `type` after the dot. */
 export const webhookEvents = ['started', 'page', 'completed', 'failed'] as const;
-export type WebhookEvent = (typeof webhookEvents)[number];
+/** A monitor's: `changed` after a check that found a page new, changed or removed; `completed` after every check. */
+export const monitorWebhookEvents = ['changed', 'completed'] as const;
+export type WebhookEvent = (typeof webhookEvents)[number] | (typeof monitorWebhookEvents)[number];
 
 /** The request's webhook, every default filled in. */
 export interface WebhookSpec {
@@ -63,14 +65,18 @@ const event = z
   })
   .transform((name) => eventName.exec(name)![1] as WebhookEvent);
 
+const receiver = {
+  url: z
+    .string({ error: 'must be a string' })
+    .max(limits.scrapeUrlChars, { error: `must be at most ${limits.scrapeUrlChars} characters` })
+    .refine(isHttpUrl, { error: 'must be an http or https URL' }),
+  headers: headers.optional(),
+  metadata: metadata.optional(),
+};
+
 const webhookObject = z.strictObject(
   {
-    url: z
-      .string({ error: 'must be a string' })
-      .max(limits.scrapeUrlChars, { error: `must be at most ${limits.scrapeUrlChars} characters` })
-      .refine(isHttpUrl, { error: 'must be an http or https URL' }),
-    headers: headers.optional(),
-    metadata: metadata.optional(),
+    ...receiver,
     events: z
       .array(event, { error: 'must be an array of event names' })
       .max(16, { error: 'may name at most 16 events' })
@@ -97,3 +103,32 @@ export const webhookSchema = z.preprocess(
     }),
   ),
 );
+
+const monitorEventName = /^(?:monitor\.)?(changed|completed)$/;
+
+/** A monitor's `webhook`: the same receiver, headers and metadata; events `changed` (the default) and `completed`. */
+export const monitorWebhookSchema = z
+  .strictObject(
+    {
+      ...receiver,
+      events: z
+        .array(
+          z
+            .string({ error: 'must be a string' })
+            .regex(monitorEventName, { error: 'must be changed or completed (or the same after "monitor.")' })
+            .transform((name) => monitorEventName.exec(name)![1] as WebhookEvent),
+          { error: 'must be an array of event names' },
+        )
+        .max(4, { error: 'may name at most 4 events' })
+        .optional(),
+    },
+    { error: 'must be an object with a "url"' },
+  )
+  .transform(
+    (w): WebhookSpec => ({
+      url: w.url,
+      headers: w.headers ?? {},
+      metadata: w.metadata ?? {},
+      events: w.events && w.events.length > 0 ? [...new Set(w.events)] : ['changed'],
+    }),
+  );

@@ -59,15 +59,22 @@ export interface WebhookPayload {
 
 /** The job an event is about. */
 export interface WebhookJob {
+  /** The id the payload names: the job's, or the monitor's. */
   id: string;
-  kind: JobKind;
+  kind: JobKind | 'monitor';
   webhook: WebhookSpec;
+  /** The job whose outbox holds the event (ordering, retention): `id`, unless a monitor's check names its job. */
+  outbox?: string;
 }
 
 /** Names Quire in each delivery, so a receiver can tell its calls from others. */
 const userAgent = 'Quire-Webhooks/0.1 (Firecrawl-compatible)';
 
-const typePrefix: Record<JobKind, string> = { crawl: 'crawl', batch: 'batch_scrape' };
+const typePrefix: Record<WebhookJob['kind'], string> = {
+  crawl: 'crawl',
+  batch: 'batch_scrape',
+  monitor: 'monitor',
+};
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -140,7 +147,7 @@ export class WebhookSender {
     body += `,"metadata":${JSON.stringify(job.webhook.metadata)},"webhookId":"${id}"}`;
     await this.store.queueWebhook({
       id,
-      jobId: job.id,
+      jobId: job.outbox ?? job.id,
       url: job.webhook.url,
       headers: JSON.stringify(job.webhook.headers),
       body,

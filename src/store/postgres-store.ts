@@ -1,8 +1,10 @@
 import pg from 'pg';
 import type { JobStore } from '../jobs/job-store.ts';
+import type { MonitorStore } from '../jobs/monitors/monitor-store.ts';
 import { limits } from '../limits.ts';
 import { PostgresJobStore } from './postgres-jobs.ts';
 import { migrate } from './postgres-migrate.ts';
+import { postgresRunner, SqlMonitorStore } from './sql-monitors.ts';
 import {
   type ApiKeyRecord,
   AUDIT_COLUMNS,
@@ -99,10 +101,12 @@ interface KeyRow {
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   readonly jobs: JobStore;
+  readonly monitors: MonitorStore;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.jobs = new PostgresJobStore(pool);
+    this.monitors = new SqlMonitorStore(postgresRunner(pool));
   }
 
   /** Connect and bring the schema up to date (once, however many processes start together). */

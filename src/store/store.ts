@@ -1,4 +1,5 @@
 import type { JobStore } from '../jobs/job-store.ts';
+import type { MonitorStore } from '../jobs/monitors/monitor-store.ts';
 
 /**
  * Persistence behind one interface: SQLite in embedded mode; the cluster mode's PostgreSQL
@@ -311,6 +312,8 @@ export function usageFromRow(r: UsageRow): UsageMonth {
 export interface Store {
   /** Crawls and batch scrapes: jobs, their pages, documents and webhook deliveries. */
   readonly jobs: JobStore;
+  /** Monitors: their schedules, checks and the pages each check read. */
+  readonly monitors: MonitorStore;
   insertApiKey(record: ApiKeyRecord, hash: string): Promise<void>;
   findKeyByHash(hash: string): Promise<KeyOwner | undefined>;
   listApiKeys(team?: string): Promise<ApiKeyRecord[]>;

@@ -38,7 +38,8 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     site.on('/held/', (_req, res) => {
       void held.then(() => res.writeHead(200, { 'content-type': 'text/html' }).end(words('Held')));
     });
-    server = await startServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1' });
+    // Info: the line a monitor's check prints as it finishes.
+    server = await startServer({ QUIRE_SCRAPE_ALLOWED_HOSTS: '127.0.0.1', QUIRE_LOG_LEVEL: 'info' });
   });
   after(async () => {
     release();
@@ -139,6 +140,42 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     assert.ok(['processing', 'completed'].includes(status.status ?? ''), JSON.stringify(status));
   });
 
+  it('monitors a page with the JS SDK: create, run, checks, update, list, delete', async () => {
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const monitor = await client.createMonitor({
+      name: 'River facts',
+      schedule: { text: 'monthly on the 1st at noon', timezone: 'UTC' },
+      targets: [{ type: 'scrape', urls: [`${site.url}/guide/facts`] }],
+    });
+    assert.equal(monitor.schedule.cron, '0 12 1 * *');
+    assert.equal(monitor.status, 'active');
+    const finished = server.waitForOutput(/"msg":"monitor check finished"/, server.output().length);
+    const check = await client.runMonitor(monitor.id);
+    assert.equal(check.trigger, 'manual');
+    await finished;
+    const checks = await client.listMonitorChecks(monitor.id);
+    assert.deepEqual(
+      checks.map((c) => c.id),
+      [check.id],
+    );
+    assert.equal(checks[0]!.status, 'completed');
+    const detail = await client.getMonitorCheck(monitor.id, check.id);
+    assert.deepEqual(detail.summary, { totalPages: 1, same: 0, changed: 0, new: 1, removed: 0, error: 0 });
+    assert.deepEqual(
+      detail.pages.map((p) => [p.url, p.status]),
+      [[`${site.url}/guide/facts`, 'new']],
+    );
+    const paused = await client.updateMonitor(monitor.id, { status: 'paused' });
+    assert.equal(paused.nextRunAt, null);
+    assert.deepEqual(
+      (await client.listMonitors()).map((m) => m.id),
+      [monitor.id],
+    );
+    assert.equal((await client.getMonitor(monitor.id)).status, 'paused');
+    assert.equal(await client.deleteMonitor(monitor.id), true);
+    await assert.rejects(client.getMonitor(monitor.id), /Monitor not found/);
+  });
+
   it("works through the Python SDK's request shape: start, status, errors, cancel, map, batch", async () => {
     const py = new PythonSdkClient(server.url, server.key);
     const start = await py.post('/v2/crawl', { url: `${site.url}/guide/`, limit: 2 });
@@ -174,5 +211,14 @@ describe('crawl, map and batch scrape through the SDKs', () => {
     const extractStatus = await py.get(`/v2/extract/${(extract.body as { id: string }).id}`);
     assert.equal(extractStatus.status, 200);
     assert.equal((extractStatus.body as { success: boolean }).success, true);
+    const monitor = await py.post('/v2/monitor', {
+      name: 'facts',
+      schedule: { cron: '0 12 1 * *' },
+      targets: [{ type: 'scrape', urls: [`${site.url}/guide/facts`] }],
+    });
+    assert.equal(monitor.status, 200, JSON.stringify(monitor.body));
+    const monitorId = (monitor.body as { data: { id: string } }).data.id;
+    assert.equal((await py.get(`/v2/monitor/${monitorId}/checks`)).status, 200);
+    assert.equal((await py.delete(`/v2/monitor/${monitorId}`)).status, 200);
   });
 });

@@ -40,6 +40,8 @@ export interface AppOptions {
   resolveAll?: ResolveAll;
   /** How crawls wait (Crawl-delay, polls): a test's recorder in place of real timers. */
   jobSleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The time monitors' schedules are read against: a test's, which it moves. */
+  monitorClock?: () => number;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface AppOptions {
  */
 export async function startApp(
   env: Record<string, string> = {},
-  { sessionTimers, resolveAll, jobSleep }: AppOptions = {},
+  { sessionTimers, resolveAll, jobSleep, monitorClock }: AppOptions = {},
 ): Promise<InProcessApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-app-'));
   const key = `test-key-${Math.random().toString(36).slice(2)}`;
@@ -66,7 +68,13 @@ export async function startApp(
     output += chunk.toString();
     for (const check of waiters) check();
   });
-  const app = await createApp(loadConfig(process.env), { logStream, sessionTimers, resolveAll, jobSleep });
+  const app = await createApp(loadConfig(process.env), {
+    logStream,
+    sessionTimers,
+    resolveAll,
+    jobSleep,
+    monitorClock,
+  });
   return {
     app,
     key,

@@ -9,7 +9,8 @@ import { ApiError, badRequest } from '../../errors.ts';
 import { type CrawlRequest, validateBatchBody, validateCrawlBody } from '../../jobs/job-requests.ts';
 import type { JobRunner, StoredOptions } from '../../jobs/job-runner.ts';
 import { activeEntry, jobNotFound, statusBody, statusPage, teamJob } from '../../jobs/job-status.ts';
-import type { JobKind, NewPage } from '../../jobs/job-store.ts';
+import type { NewPage } from '../../jobs/job-store.ts';
+import { type NewJobSpec, newJob } from '../../jobs/new-job.ts';
 import { limits } from '../../limits.ts';
 import { reserveCredits } from '../../pipeline/convert-to-answer.ts';
 import { deadline } from '../../pipeline/deadline.ts';
@@ -125,35 +126,9 @@ async function errors(deps: JobRouteDeps, request: FastifyRequest) {
   return deps.store.jobs.readErrors(job.id);
 }
 
-/** A new job in the store, then driven by this process at once (any other may carry it on). */
-export async function createJob(
-  deps: JobRouteDeps,
-  request: FastifyRequest,
-  job: {
-    kind: JobKind;
-    url: string | null;
-    options: StoredOptions;
-    webhook: unknown;
-    zeroDataRetention: boolean;
-  },
-): Promise<string> {
-  const now = Date.now();
-  const id = uuidv7(now);
-  await deps.store.jobs.createJob({
-    id,
-    kind: job.kind,
-    team: request.principal!.team,
-    keyId: request.principal!.keyId,
-    url: job.url,
-    options: JSON.stringify(job.options),
-    webhook: job.webhook === undefined ? null : JSON.stringify(job.webhook),
-    status: 'scraping',
-    zeroDataRetention: job.zeroDataRetention,
-    createdAt: iso(now),
-    expiresAt: iso(now + limits.jobRetentionMs),
-    robots: null,
-  });
-  return id;
+/** A new job of the caller's in the store, then driven by this process at once (any other may carry it on). */
+export function createJob(deps: JobRouteDeps, request: FastifyRequest, job: NewJobSpec): Promise<string> {
+  return newJob(deps.store.jobs, request.principal!, job);
 }
 
 /**
