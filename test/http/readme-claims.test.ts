@@ -18,15 +18,17 @@ import { corpusFile, parse, repoRoot } from '../helpers/server.ts';
 
 const helvetica = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
 
-/** A fault of the embedded store: its write lock, held by this process until released. */
-function holdSqliteWriteLock(server: InProcessApp) {
+/** A fault of the embedded store: SQLite refuses every new session row until released. */
+function refuseSqliteSessionRows(server: InProcessApp) {
   const db = new DatabaseSync(path.join(server.dataDir, 'quire.db'));
-  db.exec('BEGIN IMMEDIATE');
+  db.exec(
+    "CREATE TRIGGER test_fault BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'test fault: no session rows'); END",
+  );
   return {
-    message: 'database is locked',
+    message: 'test fault: no session rows',
     stackHead: 'Error: ',
     release: async () => {
-      db.exec('ROLLBACK');
+      db.exec('DROP TRIGGER test_fault');
       db.close();
     },
   };
@@ -87,9 +89,8 @@ async function assertOpaque500(
 describe('README claims: a 500 carries an error id and no stack trace; the log has both', () => {
   describe('on the SQLite store', () => {
     const server = useApp({ QUIRE_SESSIONS_MIN_FREE_MB: '0' });
-    it('another process holds the write lock (as a backup tool or a stuck `quire keys` could)', async () => {
-      // SQLite gives up after its busy timeout (5 s).
-      await assertOpaque500(server(), holdSqliteWriteLock(server()));
+    it('SQLite refuses the row, as a trigger an operator added by mistake would make it', async () => {
+      await assertOpaque500(server(), refuseSqliteSessionRows(server()));
     });
   });
 
