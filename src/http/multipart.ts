@@ -2,15 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
+import type { UploadedFile } from '../pipeline/convert-to-answer.ts';
 import type { UploadHold } from '../quota/upload-budget.ts';
-
-export interface UploadedFile {
-  bytes: Uint8Array;
-  /** The part's filename; "upload" when the client sent none, as upstream does. */
-  filename: string;
-  /** The part's Content-Type, unless it is the generic application/octet-stream. */
-  contentType: string | undefined;
-}
 
 export interface ParseUpload {
   file: UploadedFile;

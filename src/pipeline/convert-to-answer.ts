@@ -5,7 +5,6 @@ import { findPiiWithModel } from '../enrich/model/pii.ts';
 import { type EnrichPlan, planEnrichment } from '../enrich/plan.ts';
 import { enrichWithModel } from '../enrich/with-model.ts';
 import { ApiError, paymentRequired } from '../errors.ts';
-import type { UploadedFile } from '../http/multipart.ts';
 import { limits } from '../limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ParseOptions, PdfParserOptions } from '../options/parse-options.ts';
@@ -32,6 +31,15 @@ import { type ConversionRunner, PoolError } from './runner.ts';
  * The conversion both parse and scrape end in: detect the format, wait for a team slot, convert
  * in the worker pool, and join in what a model makes. Scrape only adds where the bytes came from.
  */
+/** A document to convert, as an upload or a fetch hands it over. */
+export interface UploadedFile {
+  bytes: Uint8Array;
+  /** The part's filename; "upload" when the client sent none, as upstream does. */
+  filename: string;
+  /** The part's Content-Type, unless it is the generic application/octet-stream. */
+  contentType: string | undefined;
+}
+
 export interface ConvertDeps {
   pool: ConversionRunner;
   concurrency: TeamConcurrency;

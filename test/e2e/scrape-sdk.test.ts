@@ -120,6 +120,24 @@ describe('scrape through the SDKs', () => {
     ]);
   });
 
+  it("reads a menu page's menu through the JS SDK's scrape()", async () => {
+    site.page(
+      '/menu',
+      '<h1>Menu</h1><h2>Starters</h2><p>Crab cakes £8.50</p><p>Leek soup (V) £6.50</p><h2>Desserts</h2><p>Apple tart £6.00</p>',
+    );
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const doc = await client.scrape(`${site.url}/menu`, { formats: ['markdown', 'menu'], timeout: 120_000 });
+    assert.equal(doc.menu?.isMenu, true);
+    assert.equal(doc.menu?.currency, 'GBP');
+    assert.deepEqual(
+      doc.menu?.sections.map((s) => [s.name, s.items.map((i) => i.name)]),
+      [
+        ['Starters', ['Crab cakes', 'Leek soup (V)']],
+        ['Desserts', ['Apple tart']],
+      ],
+    );
+  });
+
   it("works through the Python SDK's request shape (origin injected, JSON on every call)", async () => {
     const py = new PythonSdkClient(server.url, server.key);
     const reply = await py.post('/v2/scrape', {
