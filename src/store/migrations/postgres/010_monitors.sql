@@ -1,6 +1,7 @@
--- Monitors, their checks and each check's pages (SqliteStore's eleventh migration, the same
--- tables). Times are ISO 8601 text in UTC, as SQLite keeps them, so that one implementation
--- (src/store/sql-monitors.ts) serves both stores: such text sorts as the times do.
+-- Monitors, their checks and each check's pages. SqliteStore applies this file as it is (its
+-- eleventh migration): times are ISO 8601 text in UTC and flags integers, as SQLite keeps them,
+-- so that one text makes both stores' tables and one implementation (src/store/sql-monitors.ts)
+-- reads both; such text sorts as the times do.
 CREATE TABLE monitors (
   id text PRIMARY KEY,
   team text NOT NULL,
