@@ -16,6 +16,8 @@ export interface ChangeTracking {
   changeStatus: ChangeStatus;
   visibility: 'visible' | 'hidden';
   diff?: string | null;
+  /** json mode's: the values that changed (json-changes.ts), null when the page did not change. */
+  json?: unknown;
 }
 
 /** One tracked scrape: whose, of which page, asking what, and what it found. */
@@ -45,7 +47,10 @@ export class ChangeTracker {
     this.now = now;
   }
 
-  async track(scrape: TrackedScrape): Promise<{ changeTracking: ChangeTracking; warning?: string }> {
+  /** The comparison, and the Markdown compared with (for json mode's second look), if any. */
+  async track(
+    scrape: TrackedScrape,
+  ): Promise<{ changeTracking: ChangeTracking; warning?: string; previous?: string }> {
     const tag = scrape.spec.tag ?? '';
     const baseline = await this.store.getChangeBaseline(scrape.team, scrape.url, tag);
     const previous = baseline && (await decompress(baseline.markdown)).toString('utf8');
@@ -57,10 +62,12 @@ export class ChangeTracker {
     };
     if (scrape.spec.modes.includes('git-diff'))
       changeTracking.diff = status === 'changed' ? gitDiff(previous!, scrape.markdown) : null;
-    if (isRemoved(scrape.statusCode)) return { changeTracking };
+    const compared = typeof previous === 'string' ? { previous } : {};
+    if (isRemoved(scrape.statusCode)) return { changeTracking, ...compared };
     if (scrape.markdown.length > limits.changeBaselineChars)
       return {
         changeTracking,
+        ...compared,
         warning: `The page's Markdown is over ${limits.changeBaselineChars} characters, too long to keep for change tracking: the next scrape will find no earlier one.`,
       };
     const at = this.now();
@@ -74,6 +81,6 @@ export class ChangeTracker {
       },
       new Date(at.getTime() - limits.changeBaselineRetentionMs).toISOString(),
     );
-    return { changeTracking };
+    return { changeTracking, ...compared };
   }
 }

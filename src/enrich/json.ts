@@ -9,6 +9,17 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A key that is the same for two values that are the same, whatever their objects' key order. */
+export function jsonIdentity(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(jsonIdentity).join(',')}]`;
+  if (isJsonObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${jsonIdentity(value[k]!)}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
 /**
  * The JSON a model answered with. Models asked for JSON still wrap it in a code fence or a
  * sentence now and then: the outermost object or array in the text is taken.

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../enrich/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonIdentity } from '../enrich/json.ts';
 
 /** What one page of an extract gave: its URL and the value read from it (null: nothing). */
 export interface PageValue {
@@ -24,17 +24,6 @@ function isEmpty(value: JsonValue | undefined): boolean {
   if (Array.isArray(value)) return value.length === 0;
   if (isJsonObject(value)) return Object.values(value).every(isEmpty);
   return false;
-}
-
-/** A key that is the same for two values that are the same, whatever their objects' key order. */
-function identity(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(identity).join(',')}]`;
-  if (isJsonObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${identity(value[k]!)}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
 }
 
 /** Sets an own property, whatever its name (`__proto__` included). */
@@ -75,16 +64,16 @@ export function mergePages(pages: readonly PageValue[]): Merged {
       return out;
     }
     if (Array.isArray(into) && Array.isArray(value)) return mergeList(into, value, path, url);
-    if (identity(into!) === identity(value)) cite(path, url);
+    if (jsonIdentity(into!) === jsonIdentity(value)) cite(path, url);
     else conflicts++;
     return into!;
   };
   const mergeList = (into: JsonValue[], items: JsonValue[], path: string, url: string): JsonValue[] => {
     const out = [...into];
-    const seen = new Map(out.map((item, i) => [identity(item), i]));
+    const seen = new Map(out.map((item, i) => [jsonIdentity(item), i]));
     for (const item of items) {
       if (isEmpty(item)) continue;
-      const key = identity(item);
+      const key = jsonIdentity(item);
       let at = seen.get(key);
       if (at === undefined) {
         at = out.push(item) - 1;

@@ -1,6 +1,8 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { countries } from 'countries-list';
 import { z } from 'zod';
+import type { JsonObject } from '../enrich/json.ts';
+import { schemaProblem } from '../enrich/schema-validator.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { limits } from '../limits.ts';
 import {
@@ -426,12 +428,9 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
   };
   if (changeTracking && !formats.some((f) => f.type === 'markdown'))
     throw badRequest('The changeTracking format requires the markdown format to be specified as well');
-  if (changeTracking?.modes.includes('json'))
-    throw new ApiError(
-      400,
-      'SCRAPE_UNSUPPORTED_OPTIONS',
-      `body.formats[${formats.indexOf(tracked[0]!)}].modes json (a diff of values extracted by schema) ${notBuilt}; git-diff is available.`,
-    );
+  const trackedSchema = changeTracking?.schema && schemaProblem(changeTracking.schema as JsonObject);
+  if (trackedSchema)
+    throw badRequest(`body.formats[${formats.indexOf(tracked[0]!)}].schema ${trackedSchema}`);
   const options: ParseOptions = {
     ...rest,
     // The conversion caches nothing itself, as for a parse; the route keeps them in `cache`.

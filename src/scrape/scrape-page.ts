@@ -1,9 +1,12 @@
+import { jsonChanges, type ReadJson } from '../changes/json-changes.ts';
 import type { ChangeTracker } from '../changes/tracker.ts';
 import type { Config } from '../config.ts';
+import type { JsonObject, JsonValue } from '../enrich/json.ts';
 import { isModelFormat } from '../enrich/plan.ts';
 import { ApiError } from '../errors.ts';
 import type { ParseOptions } from '../options/parse-options.ts';
 import type { ChangeTrackingSpec, ScrapeRequest } from '../options/scrape-options.ts';
+import { validateParseOptions } from '../options/validate.ts';
 import {
   type AnswerAdditions,
   type Caller,
@@ -176,23 +179,52 @@ function planFor(deps: ScrapeDeps, call: ScrapeCall): CachePlan | undefined {
   });
 }
 
+/** A hold for work the page's own credits cover: json mode's second look at the Markdown. */
+const covered: CreditHold = {
+  metered: false,
+  extend: async (n) => n,
+  settle: async () => {},
+  release: async () => {},
+};
+
+/**
+ * What a page's Markdown gives for a schema or prompt, read as an upload of it would be with the
+ * json format (the conversion pool's offline extractor, or the model), within the scrape's clock.
+ */
+function markdownJson(deps: ScrapeDeps, call: ScrapeCall, clock: Deadline): ReadJson {
+  return async (markdown, spec) => {
+    const options = validateParseOptions({ formats: [{ type: 'json', ...spec }] });
+    const input = {
+      file: { bytes: Buffer.from(markdown), filename: 'page.md', contentType: 'text/markdown' },
+    };
+    // Without the scrape's audit: its event names the page's format, not this look's.
+    const caller = { ...call.caller, audit: undefined };
+    const body = await convertToAnswer(deps, caller, input, options, clock, covered);
+    const { data } = JSON.parse(body.toString('utf8')) as { data: { json?: JsonValue; warning?: string } };
+    return { value: data.json ?? null, ...(data.warning ? { warning: data.warning } : {}) };
+  };
+}
+
 /**
  * changeTracking for one scrape: nothing is kept or compared under zero data retention (the
  * field is left out and upstream's warning says why); a store that cannot be read or written
- * leaves it out too, with upstream's warning, rather than failing the scrape.
+ * leaves it out too, with upstream's warning, rather than failing the scrape. json mode reads
+ * a changed page's values from both versions (json-changes.ts).
  */
 function tracking(
   deps: ScrapeDeps,
   call: ScrapeCall,
   spec: ChangeTrackingSpec,
   statusCode: number,
+  clock: Deadline,
 ): NonNullable<AnswerAdditions['track']> {
   return async (markdown) => {
     if (call.options.zeroDataRetention)
       return { warning: 'Change tracking is not supported with zero data retention.' };
     if (markdown === undefined) throw new Error('change tracking needs the answer’s Markdown');
+    let tracked: Awaited<ReturnType<ScrapeDeps['changes']['track']>>;
     try {
-      return await deps.changes.track({
+      tracked = await deps.changes.track({
         team: call.caller.team,
         url: call.scrape.url,
         spec,
@@ -203,6 +235,27 @@ function tracking(
       call.caller.log.warn({ err }, 'change tracking failed');
       return { warning: 'Comparing failed, please try again later.' };
     }
+    const { previous, changeTracking, warning } = tracked;
+    if (!spec.modes.includes('json')) return { changeTracking, warning };
+    if (changeTracking.changeStatus !== 'changed' || previous === undefined) {
+      changeTracking.json = null;
+      return { changeTracking, warning };
+    }
+    const read = markdownJson(deps, call, clock);
+    const looked = await jsonChanges(
+      read,
+      previous,
+      markdown,
+      { schema: spec.schema as JsonObject | undefined, prompt: spec.prompt },
+      deps.model !== undefined,
+    ).catch((err: unknown) => {
+      if (clock.signal.aborted) throw err;
+      call.caller.log.warn({ err }, 'change tracking: json mode failed');
+      return { json: null, warning: 'Structured diff generation failed.' };
+    });
+    changeTracking.json = looked.json;
+    const warnings = [warning, looked.warning].filter((w): w is string => w !== undefined);
+    return { changeTracking, ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}) };
   };
 }
 
@@ -235,7 +288,7 @@ export async function scrapePage(deps: ScrapeDeps, call: ScrapeCall): Promise<Sc
     if (rendered)
       additions.captures = () => deps.renderer.answerFields(rendered, options.zeroDataRetention, call.base);
     if (scrape.changeTracking)
-      additions.track = tracking(deps, call, scrape.changeTracking, origin.statusCode);
+      additions.track = tracking(deps, call, scrape.changeTracking, origin.statusCode, clock);
     const body = await convertToAnswer(deps, call.caller, input, options, clock, credit, additions).catch(
       (error: unknown) => {
         throw error instanceof ApiError && error.code === 'UNSUPPORTED_FILE_TYPE'

@@ -120,6 +120,37 @@ describe('scrape through the SDKs', () => {
     ]);
   });
 
+  it("tracks a page's values through the model with the JS SDK: changeTracking json mode", async () => {
+    let fare = '12.50';
+    site.on('/fares', (_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<main><h1>Fares</h1><p>Route: Brest to Ouessant</p><p>Adult fare: ${fare}</p></main>`),
+    );
+    const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
+    const schema = {
+      type: 'object',
+      properties: { route: { type: 'string' }, adultFare: { type: 'number' } },
+    };
+    const track = (format: Record<string, unknown>) =>
+      client.scrape(`${site.url}/fares`, {
+        formats: ['markdown', { type: 'changeTracking', modes: ['json'], tag: 'sdk', ...format } as never],
+        timeout: 120_000,
+      });
+    const first = await track({ schema });
+    assert.equal((first.changeTracking as { changeStatus: string }).changeStatus, 'new');
+    fare = '14.00';
+    const second = await track({ schema });
+    assert.deepEqual((second.changeTracking as { json: unknown }).json, {
+      adultFare: { previous: 12.5, current: 14 },
+    });
+    // Without a schema the model reads both versions at once and says what changed.
+    fare = '15.00';
+    const third = await track({ prompt: 'What happened to the fares?' });
+    const { json } = third.changeTracking as { json: { request: string } };
+    assert.equal(json.request, 'What happened to the fares?');
+  });
+
   it("reads a menu page's menu through the JS SDK's scrape()", async () => {
     site.page(
       '/menu',

@@ -311,6 +311,53 @@ describe('POST /v2/scrape', () => {
     assert.match(zdr.body.data.warning, /Change tracking is not supported with zero data retention\./);
   });
 
+  it("json mode: the schema's values read from both versions of a changed page, the fields that changed before and after", async () => {
+    let price = '12.50';
+    site.on('/ferry-fares', (_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<main><h1>Ferry fares</h1><p>Route: Brest to Ouessant</p><p>Adult fare: ${price}</p><p>Crossing time: 90 minutes</p></main>`,
+        ),
+    );
+    const format = {
+      type: 'changeTracking',
+      modes: ['json', 'git-diff'],
+      tag: 'fares',
+      schema: {
+        type: 'object',
+        properties: {
+          route: { type: 'string' },
+          adultFare: { type: 'number' },
+          crossingTime: { type: 'string' },
+        },
+      },
+    };
+    const track = () => scrape({ url: `${site.url}/ferry-fares`, formats: ['markdown', format] });
+    const first = await track();
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.data.changeTracking.changeStatus, 'new');
+    assert.equal(first.body.data.changeTracking.json, null);
+    price = '14.00';
+    const second = await track();
+    assert.equal(second.body.data.changeTracking.changeStatus, 'changed');
+    assert.deepEqual(second.body.data.changeTracking.json, { adultFare: { previous: 12.5, current: 14 } });
+    assert.match(second.body.data.changeTracking.diff, /^\+Adult fare: 14\.00$/m);
+
+    // Without a schema there is nothing to read values by, offline: null, and upstream's warning says why.
+    price = '15.00';
+    const bare = await scrape({
+      url: `${site.url}/ferry-fares`,
+      formats: ['markdown', { type: 'changeTracking', modes: ['json'], tag: 'fares' }],
+    });
+    assert.equal(bare.body.data.changeTracking.changeStatus, 'changed');
+    assert.equal(bare.body.data.changeTracking.json, null);
+    assert.match(
+      bare.body.data.warning,
+      /Structured diff generation failed: without a language model, json mode needs a schema/,
+    );
+  });
+
   it('answers question and highlights from the page without a model, by BM25, saying so', async () => {
     const { status, body } = await scrape({
       url: `${site.url}/article`,
@@ -443,14 +490,14 @@ describe('POST /v2/scrape', () => {
     );
   });
 
-  it('refuses changeTracking without markdown, twice, with json mode, or with an empty tag', async () => {
+  it('refuses changeTracking without markdown, twice, with a schema that does not compile, or with an empty tag', async () => {
     for (const [formats, code, message] of [
       [[{ type: 'changeTracking' }], 'BAD_REQUEST', /requires the markdown format to be specified as well/],
       [['markdown', 'changeTracking', 'changeTracking'], 'BAD_REQUEST', /may name changeTracking once/],
       [
-        ['markdown', { type: 'changeTracking', modes: ['json'] }],
-        'SCRAPE_UNSUPPORTED_OPTIONS',
-        /formats\[1\]\.modes json .* git-diff is available/,
+        ['markdown', { type: 'changeTracking', modes: ['json'], schema: { type: 'nonsense' } }],
+        'BAD_REQUEST',
+        /formats\[1\]\.schema is not a valid JSON Schema/,
       ],
       [
         ['markdown', { type: 'changeTracking', tag: '' }],
