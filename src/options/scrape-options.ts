@@ -167,6 +167,9 @@ const changeTrackingFormat = z.strictObject({
 });
 export type ChangeTrackingSpec = Omit<z.output<typeof changeTrackingFormat>, 'type'>;
 
+/** The `branding` format: the rendered page's look, read from its computed styles. */
+const brandingFormat = z.strictObject({ type: z.literal('branding') });
+
 /**
  * Parse's formats, the screenshot, attributes and changeTracking; `"screenshot"` is shorthand
  * for `{type:"screenshot"}`, `"changeTracking"` for the format with its defaults.
@@ -177,6 +180,7 @@ const scrapeFormat = z.preprocess(
     'type',
     [
       screenshotFormat,
+      brandingFormat,
       attributesFormat,
       changeTrackingFormat,
       questionFormat,
@@ -187,7 +191,7 @@ const scrapeFormat = z.preprocess(
     ],
     {
       error:
-        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, attributes, changeTracking, question, highlights, product, menu',
+        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, branding, attributes, changeTracking, question, highlights, product, menu',
     },
   ),
 );
@@ -309,6 +313,8 @@ export interface RenderSettings {
   locale: string | undefined;
   screenshot: ScreenshotSpec | undefined;
   actions: Action[];
+  /** Whether the page's computed styles are read for the branding format. */
+  branding: boolean;
 }
 
 /** How the scrape uses the cache (src/scrape/scrape-cache.ts), before zero data retention is applied. */
@@ -337,6 +343,7 @@ const notBuilt = 'is not available in this Quire build yet';
 /** The formats only a fetched page can ask for that this build makes. */
 const builtScrapeFormats = new Set([
   'screenshot',
+  'branding',
   'attributes',
   'changeTracking',
   'question',
@@ -437,7 +444,8 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
     maxAge: 0,
     storeInCache: false,
     formats: formats.filter(
-      (f): f is ParseOptions['formats'][number] => f.type !== 'screenshot' && f.type !== 'changeTracking',
+      (f): f is ParseOptions['formats'][number] =>
+        f.type !== 'screenshot' && f.type !== 'changeTracking' && f.type !== 'branding',
     ),
   };
   checkParsedOptions(options, 'body');
@@ -448,6 +456,7 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
   const actions = rest.actions ?? [];
   const waitFor = rest.waitFor ?? 0;
   const mobile = rest.mobile ?? false;
+  const branding = formats.some((f) => f.type === 'branding');
   return {
     cache: { maxAge, store: storeInCache },
     url,
@@ -458,12 +467,13 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
       skipTlsVerification: options.skipTlsVerification,
     },
     render: {
-      required: waitFor > 0 || mobile || screenshot !== undefined || actions.length > 0,
+      required: waitFor > 0 || mobile || screenshot !== undefined || actions.length > 0 || branding,
       waitFor,
       mobile,
       locale: language?.split(',')[0]?.trim(),
       screenshot,
       actions,
+      branding,
     },
     options,
     ...(changeTracking && { changeTracking }),

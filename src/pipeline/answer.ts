@@ -86,11 +86,11 @@ export function answerParts(data: ParseData, envelope: AnswerMetadata): AnswerPa
  * What the API process adds to a worker's answer, each field where the contract's data object
  * has it: `outputs` after the worker's outputs and before metadata (summary and json, where
  * upstream answers them, then a rendered page's screenshot and actions); `trailing` after
- * `warning` (changeTracking, as the contract's table lists it); `warnings` joined to the worker's.
+ * `warning` (changeTracking and branding, as the contract's table lists them); `warnings` joined to the worker's.
  */
 export interface LateFields {
   outputs: Enriched & { screenshot?: string; actions?: unknown };
-  trailing: { changeTracking?: unknown };
+  trailing: { changeTracking?: unknown; branding?: unknown };
   warnings: string[];
 }
 
@@ -114,7 +114,7 @@ export function joinAnswer(parts: AnswerParts, late: LateFields): string {
   add('metadata', parts.metadata);
   const warning = [parts.warning, ...late.warnings].filter(Boolean).join(' ');
   if (warning) add('warning', JSON.stringify(warning));
-  addAll({ changeTracking: late.trailing.changeTracking });
+  addAll({ changeTracking: late.trailing.changeTracking, branding: late.trailing.branding });
   if (parts.trailing) pieces.push(`,${parts.trailing}`);
   pieces.push('}}');
   return pieces.join('');

@@ -208,6 +208,8 @@ export interface AnswerAdditions {
   cacheState?: EnvelopeMetadata['cacheState'];
   /** A rendered page's screenshot and actions, published once the conversion has succeeded. */
   captures?: () => Promise<Pick<LateFields['outputs'], 'screenshot' | 'actions'>>;
+  /** The branding format's object, read from the rendered page (null, and why, when there was none). */
+  branding?: { value: unknown; warning?: string };
   /** Compares the answer's Markdown with the team's earlier scrape of the page (changeTracking). */
   track?: (markdown: string | undefined) => Promise<{ changeTracking?: unknown; warning?: string }>;
 }
@@ -237,6 +239,10 @@ async function answer(
     late.warnings.push(...warnings);
   }
   if (additions.captures) Object.assign(late.outputs, await additions.captures());
+  if (additions.branding) {
+    late.trailing.branding = additions.branding.value;
+    if (additions.branding.warning) late.warnings.push(additions.branding.warning);
+  }
   if (additions.track) {
     const { changeTracking, warning } = await additions.track(result.markdown);
     late.trailing.changeTracking = changeTracking;

@@ -1,6 +1,7 @@
 import { jsonChanges, type ReadJson } from '../changes/json-changes.ts';
 import type { ChangeTracker } from '../changes/tracker.ts';
 import type { Config } from '../config.ts';
+import { brandingProfile } from '../enrich/branding/branding.ts';
 import type { JsonObject, JsonValue } from '../enrich/json.ts';
 import { isModelFormat } from '../enrich/plan.ts';
 import { ApiError } from '../errors.ts';
@@ -287,6 +288,13 @@ export async function scrapePage(deps: ScrapeDeps, call: ScrapeCall): Promise<Sc
     const additions: AnswerAdditions = plan && plan.maxAge > 0 ? { cacheState: 'miss' } : {};
     if (rendered)
       additions.captures = () => deps.renderer.answerFields(rendered, options.zeroDataRetention, call.base);
+    if (scrape.render.branding)
+      additions.branding = rendered?.branding
+        ? { value: brandingProfile(rendered.branding) }
+        : {
+            value: null,
+            warning: `branding: ${origin.url} is a document (${origin.contentType ?? 'no Content-Type'}), not a page with styles of its own; branding is null.`,
+          };
     if (scrape.changeTracking)
       additions.track = tracking(deps, call, scrape.changeTracking, origin.statusCode, clock);
     const body = await convertToAnswer(deps, call.caller, input, options, clock, credit, additions).catch(

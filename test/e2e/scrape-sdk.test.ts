@@ -180,12 +180,12 @@ describe('scrape through the SDKs', () => {
     assert.match(reply.body.data.markdown, /harmonic constituents/);
   });
 
-  it("works through the JS SDK's scrape() with a rendered page and a screenshot", {
+  it("works through the JS SDK's scrape() with a rendered page, a screenshot and its branding", {
     timeout: 280_000,
   }, async () => {
     const client = new Firecrawl({ apiKey: server.key, apiUrl: server.url });
     const doc = await client.scrape(`${site.url}/app`, {
-      formats: ['markdown', 'screenshot'],
+      formats: ['markdown', 'screenshot', 'branding'],
       // A browser on a loaded machine takes tens of seconds to start: only a wrong answer fails.
       timeout: 240_000,
     });
@@ -194,6 +194,9 @@ describe('scrape through the SDKs', () => {
     assert.ok(doc.screenshot?.startsWith(`${server.url}/scrape/captures/`), doc.screenshot);
     const png = await fetch(doc.screenshot!);
     assert.equal(png.headers.get('content-type'), 'image/png');
+    assert.equal(doc.branding?.colorScheme, 'light');
+    assert.equal(doc.branding?.colors?.background, '#FFFFFF');
+    assert.equal(typeof doc.branding?.typography?.fontFamilies?.primary, 'string');
   });
 
   it("works through the JS SDK's crawlParamsPreview()", async () => {

@@ -44,6 +44,39 @@ describe('POST /v2/scrape rendered in a browser', () => {
       .listen('127.0.0.2');
     await pages.listen();
     pages
+      .serve(
+        '/img/harbour-logo.svg',
+        'image/svg+xml',
+        '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><rect width="120" height="40" fill="#0B5FFF"/></svg>',
+      )
+      .serve(
+        '/img/photo.svg',
+        'image/svg+xml',
+        '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300"><rect width="600" height="300" fill="#ccc"/></svg>',
+      )
+      .page(
+        '/brand',
+        `<style>
+          html, body { margin: 0; background: #FAFAF7; color: #1F2933; font: 18px/1.6 Georgia, serif; }
+          header { height: 72px; padding: 0 16px; display: flex; align-items: center; background: #FAFAF7; }
+          h1, h2 { font-family: Verdana, sans-serif; font-weight: 700; line-height: 1.2; }
+          h1 { font-size: 40px; margin: 24px 0 16px; } h2 { font-size: 28px; margin: 16px 0 8px; }
+          main { padding: 16px 32px; } p { margin: 0 0 16px; } section { padding: 32px 16px; margin: 0 0 24px; }
+          a { color: #0B5FFF; }
+          .btn { display: inline-block; padding: 8px 16px; border-radius: 6px; font-weight: 700; text-decoration: none; margin: 8px; }
+          .btn-primary { background: #0B5FFF; color: #FFFFFF; border: 0; }
+          .btn-outline { background: transparent; color: #E8590C; border: 2px solid #E8590C; }
+          input { border: 1px solid #9AA5B1; border-radius: 4px; padding: 8px; }
+          .error { color: #C92A2A; } code { font-family: "Courier New", monospace; }
+        </style>`.replace(/\n\s*/g, ' ') +
+          `<header><a href="/"><img class="site-logo" src="/img/harbour-logo.svg" alt="Harbour Lines" width="120" height="40"></a></header>
+          <main><h1>Ferries to the islands</h1><p>${prose} Read <a href="/timetable">the timetable</a> or <a href="/fares">the fares</a>.</p>
+          <h2>Book a crossing</h2><p>Crossings leave every morning; booking ahead is wise in summer. Use <code>HARBOUR10</code> for a discount.</p>
+          <section><a class="btn btn-primary" href="/book">Book now</a><a class="btn btn-outline" href="/help">Get help</a>
+          <input type="email" placeholder="Your email"><p class="error">That address does not look right.</p></section>
+          <img src="/img/photo.svg" alt="The harbour at dawn" width="600" height="300"></main>`,
+        '<meta property="og:site_name" content="Harbour Lines"><meta property="og:image" content="/og.png"><link rel="icon" href="/favicon.png">',
+      )
       // Content only after JavaScript, part of it fetched after load.
       .page('/app', appShell)
       .serve('/api/text', 'text/plain', `Fetched: ${prose}`)
@@ -123,6 +156,57 @@ describe('POST /v2/scrape rendered in a browser', () => {
       const waited = await scrape({ url: `${pages.url}/late`, waitFor: 1500 });
       assert.equal(waited.status, 200, JSON.stringify(waited.body));
       assert.match(waited.body.data.markdown, /Written late by a timer/);
+    },
+  );
+
+  it(
+    "reads a page's branding from its computed styles: colours by role, type, controls, logo",
+    slow,
+    async () => {
+      const { status, body } = await scrape({ url: `${pages.url}/brand`, formats: ['markdown', 'branding'] });
+      assert.equal(status, 200, JSON.stringify(body));
+      const b = body.data.branding;
+      assert.equal(b.colorScheme, 'light');
+      assert.equal(b.brandName, 'Harbour Lines');
+      assert.deepEqual(
+        [b.colors.primary, b.colors.background, b.colors.textPrimary, b.colors.link],
+        ['#0B5FFF', '#FAFAF7', '#1F2933', '#0B5FFF'],
+      );
+      assert.equal(b.colors.secondary, '#E8590C');
+      // No grey of its own for quieter text: the error message's red is not it.
+      assert.equal(b.colors.textSecondary, null);
+      assert.equal(b.colors.error, '#C92A2A');
+      assert.deepEqual(b.typography.fontFamilies, {
+        primary: 'Georgia',
+        heading: 'Verdana',
+        code: 'Courier New',
+      });
+      assert.deepEqual(b.typography.fontSizes, { h1: '40px', h2: '28px', h3: null, body: '18px' });
+      assert.equal(b.typography.lineHeights.body, '1.6');
+      assert.equal(b.typography.fontWeights.bold, 700);
+      assert.deepEqual(b.components.buttonPrimary, {
+        background: '#0B5FFF',
+        textColor: '#FFFFFF',
+        borderColor: null,
+        borderRadius: '6px',
+      });
+      assert.deepEqual(b.components.buttonSecondary, {
+        background: 'transparent',
+        textColor: '#E8590C',
+        borderColor: '#E8590C',
+        borderRadius: '6px',
+      });
+      assert.equal(b.components.input.borderColor, '#9AA5B1');
+      assert.equal(b.spacing.baseUnit, 8);
+      assert.equal(b.spacing.padding.md, 16);
+      assert.equal(b.logo, `${pages.url}/img/harbour-logo.svg`);
+      assert.match(b.images.logoReason, /named a logo, in the header, links to the home page/);
+      assert.equal(b.images.favicon, `${pages.url}/favicon.png`);
+      assert.equal(b.images.ogImage, `${pages.url}/og.png`);
+      assert.equal(b.layout.headerHeight, 72);
+      assert.equal(b.personality, null);
+      // After changeTracking's place and metadata, as the contract's data object lists it.
+      assert.deepEqual(Object.keys(body.data), ['markdown', 'metadata', 'branding']);
     },
   );
 

@@ -728,11 +728,14 @@ describe('POST /v2/scrape', () => {
   it('refuses what needs a profile, a cache or a proxy pool by name, not silently', async () => {
     const formats = await scrape({
       url: `${site.url}/`,
-      formats: ['markdown', { type: 'branding' }, { type: 'audio' }],
+      formats: ['markdown', { type: 'video' }, { type: 'audio' }],
     });
     assert.equal(formats.status, 400);
     assert.equal(formats.body.code, 'SCRAPE_UNSUPPORTED_OPTIONS');
-    assert.match(formats.body.error, /body\.formats\[1\] branding is not available in this Quire build yet/);
+    assert.match(
+      formats.body.error,
+      /body\.formats\[1\] video needs a media downloader to extract the page's video/,
+    );
     assert.match(
       formats.body.error,
       /body\.formats\[2\] audio needs a media downloader to extract the page's audio/,

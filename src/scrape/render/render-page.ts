@@ -6,6 +6,7 @@ import type { Action, FetchSettings, RenderSettings, ScreenshotSpec } from '../.
 import type { AdFilter, PageFeatures, PageSource } from '../ad-filter.ts';
 import { pageTooLarge, siteError, sslError } from '../fetch-errors.ts';
 import { credentials, defaultLanguage } from '../request-headers.ts';
+import { type BrandingEvidence, brandingScript } from './branding-evidence.ts';
 import { settleConsent } from './consent.ts';
 import { HTML_TYPE } from './needs-render.ts';
 
@@ -31,6 +32,8 @@ export interface RenderedPage {
         pdfs: Capture[];
       }
     | undefined;
+  /** The computed styles the branding format reads, when it was asked for. */
+  branding?: BrandingEvidence;
 }
 
 /** The URL is a document (PDF, DOCX, ...) the browser would download: it is fetched and parsed instead. */
@@ -323,6 +326,9 @@ export async function renderPage(context: BrowserContext, job: RenderJob): Promi
     await hideAds(page, job.ads);
   }
   const screenshot = job.render.screenshot && (await capture(page, job.render.screenshot));
+  const branding = job.render.branding
+    ? ((await page.evaluate(brandingScript)) as BrandingEvidence)
+    : undefined;
   const html = await page.content();
   if (Buffer.byteLength(html) > limits.scrapeBodyBytes) throw pageTooLarge(page.url());
   return {
@@ -333,5 +339,6 @@ export async function renderPage(context: BrowserContext, job: RenderJob): Promi
     html,
     screenshot,
     actions,
+    ...(branding ? { branding } : {}),
   };
 }
