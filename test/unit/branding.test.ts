@@ -43,7 +43,7 @@ const logo = (overrides: Partial<LogoCandidate>): LogoCandidate => ({
   alt: '',
   inHeader: false,
   linksHome: false,
-  named: false,
+  named: null,
   top: 10,
   left: 10,
   width: 100,
@@ -108,11 +108,12 @@ describe('branding from computed styles', () => {
   it('chooses the logo the page names and places in its header, and says why; none without evidence', () => {
     const chosen = chooseLogo([
       logo({ src: 'https://example.com/hero.jpg', top: 300, width: 800, height: 400 }),
-      logo({ src: 'https://example.com/partner.png', named: true, top: 2400 }),
-      logo({ src: 'https://example.com/brand.svg', named: true, inHeader: true, linksHome: true, top: 14 }),
+      logo({ src: 'https://example.com/partner.png', named: 'self', top: 2400 }),
+      logo({ src: 'https://example.com/call.svg', named: 'near', inHeader: true, top: 5 }),
+      logo({ src: 'https://example.com/brand.svg', named: 'self', inHeader: true, linksHome: true, top: 60 }),
     ]);
     assert.equal(chosen?.logo.src, 'https://example.com/brand.svg');
-    assert.equal(chosen?.reason, 'named a logo, in the header, links to the home page; at 14px from the top');
+    assert.equal(chosen?.reason, 'named a logo, in the header, links to the home page; at 60px from the top');
     assert.equal(chooseLogo([logo({ src: 'https://example.com/hero.jpg' })]), undefined);
     // Unnamed, but in the header and linking home: the site's mark.
     assert.equal(

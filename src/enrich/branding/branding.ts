@@ -76,6 +76,13 @@ const hueGap = (a: Rgb, b: Rgb) => {
   return Math.min(d, 360 - d);
 };
 
+/**
+ * Chromium's own colours for what a page leaves unstyled (links, visited links, a button's face):
+ * they say nothing of the page's brand, so they are never taken for its colours or controls.
+ */
+const BROWSER_DEFAULTS = new Set(['rgb(0, 0, 238)', 'rgb(85, 26, 139)', 'rgb(239, 239, 239)']);
+const styled = (css: string) => !BROWSER_DEFAULTS.has(css);
+
 /** Colour distance, for "is this another colour": Euclidean in RGB, enough to tell roles apart. */
 const distance = (a: Rgb, b: Rgb) => Math.hypot(a.r - b.r, a.g - b.g, a.b - b.b);
 
@@ -88,7 +95,7 @@ const distance = (a: Rgb, b: Rgb) => Math.hypot(a.r - b.r, a.g - b.g, a.b - b.b)
 function brandColours(evidence: BrandingEvidence): Rgb[] {
   const scores: { rgb: Rgb; score: number }[] = [];
   const add = (css: string, score: number) => {
-    const rgb = rgbOf(css);
+    const rgb = styled(css) ? rgbOf(css) : undefined;
     if (!rgb || !isChromatic(rgb) || score <= 0) return;
     const same = scores.find((c) => distance(c.rgb, rgb) < 24);
     if (same) same.score += score;
@@ -227,7 +234,7 @@ function spacing(evidence: BrandingEvidence) {
  */
 function buttons(evidence: BrandingEvidence, background: Rgb, primaryColour: string | null) {
   const filled = (b: ControlStyle) => {
-    const rgb = rgbOf(b.background);
+    const rgb = styled(b.background) ? rgbOf(b.background) : undefined;
     return rgb !== undefined && distance(rgb, background) >= 24;
   };
   const view = (b: ControlStyle) => ({
@@ -236,7 +243,8 @@ function buttons(evidence: BrandingEvidence, background: Rgb, primaryColour: str
     borderColor: b.borderWidth > 0 ? (hexOf(b.borderColor) ?? null) : null,
     borderRadius: b.radius,
   });
-  const visible = evidence.buttons.filter((b) => b.area > 0);
+  // A button the page left to the browser's own look is no component of its design.
+  const visible = evidence.buttons.filter((b) => b.area > 0 && styled(b.background));
   const solid = visible.filter(filled).sort((a, b) => b.area - a.area);
   const primary = solid.find((b) => hexOf(b.background) === primaryColour) ?? solid[0];
   const secondary =
@@ -264,14 +272,22 @@ function buttons(evidence: BrandingEvidence, background: Rgb, primaryColour: str
  */
 export function chooseLogo(candidates: LogoCandidate[]): { logo: LogoCandidate; reason: string } | undefined {
   const score = (c: LogoCandidate) =>
-    (c.named ? 4 : 0) + (c.inHeader ? 2 : 0) + (c.linksHome ? 2 : 0) + (c.top < 200 ? 1 : 0) - c.top / 1000;
+    (c.named === 'self' ? 4 : c.named === 'near' ? 2 : 0) +
+    (c.inHeader ? 2 : 0) +
+    (c.linksHome ? 3 : 0) +
+    (c.top < 200 ? 1 : 0) -
+    c.top / 1000;
   const ranked = candidates
     .filter((c) => c.named || (c.inHeader && c.linksHome))
     .sort((a, b) => score(b) - score(a));
   const logo = ranked[0];
   if (!logo) return undefined;
   const why = [
-    logo.named ? 'named a logo' : undefined,
+    logo.named === 'self'
+      ? 'named a logo'
+      : logo.named === 'near'
+        ? 'inside a block named a logo'
+        : undefined,
     logo.inHeader ? 'in the header' : undefined,
     logo.linksHome ? 'links to the home page' : undefined,
   ].filter(Boolean);

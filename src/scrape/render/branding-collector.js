@@ -133,14 +133,28 @@
   }
 
   const logos = [];
-  const home = new URL('/', document.baseURI).href;
+  // The page's own sites: where it is served from, and where its canonical and og:url say it lives.
+  const homes = new Set([new URL(document.baseURI).origin]);
+  for (const selector of ['link[rel="canonical"]', 'meta[property="og:url"]']) {
+    const own = absolute(
+      document.querySelector(selector)?.getAttribute(selector.startsWith('link') ? 'href' : 'content'),
+    );
+    if (own) homes.add(new URL(own).origin);
+  }
+  const linksHome = (link) => {
+    const target = link && absolute(link.getAttribute('href'));
+    if (!target) return false;
+    const url = new URL(target);
+    return url.pathname === '/' && homes.has(url.origin);
+  };
   const headerOf = (el) => el.closest('header, [role="banner"], nav, .header, #header') !== null;
+  // 'self': the element's own class, id, alt or file name says logo or brand; 'near': a parent's.
   const namedLogo = (el) => {
     for (let at = el, i = 0; at && i < 3; at = at.parentElement, i++) {
       const words = `${typeof at.className === 'string' ? at.className : ''} ${at.id} ${at.getAttribute('alt') ?? ''} ${at.getAttribute('src') ?? ''}`;
-      if (/logo|brand/i.test(words)) return true;
+      if (/logo|brand/i.test(words)) return i === 0 ? 'self' : 'near';
     }
-    return false;
+    return null;
   };
   for (const el of document.querySelectorAll('img, svg')) {
     if (logos.length >= 20) break;
@@ -156,8 +170,7 @@
       src,
       alt: (el.getAttribute('alt') ?? el.getAttribute('aria-label') ?? '').slice(0, 100),
       inHeader: headerOf(el),
-      linksHome:
-        link !== null && (absolute(link.getAttribute('href')) === home || link.getAttribute('href') === '/'),
+      linksHome: linksHome(link),
       named: namedLogo(el),
       top: Math.round(r.top + window.scrollY),
       left: Math.round(r.left),

@@ -36,10 +36,10 @@ export interface LogoCandidate {
   alt: string;
   /** Inside the page's header, banner or top navigation. */
   inHeader: boolean;
-  /** Links to the site's home page. */
+  /** Links to the root of the page's own site (where it is served, or its canonical URL's). */
   linksHome: boolean;
-  /** `logo` or `brand` in its or its parents' class, id, alt or file name. */
-  named: boolean;
+  /** `logo` or `brand` in its own class, id, alt or file name (`self`), or in a parent's (`near`). */
+  named: 'self' | 'near' | null;
   top: number;
   left: number;
   width: number;
