@@ -107,6 +107,14 @@ export function enrichInWorker(
         : `highlights: ${offlineCause(plan)}; the passages that best match the query (ranked by BM25) were returned.`,
     );
   }
+  if (plan.quote !== undefined) {
+    outputs.answer = highlightPassages(markdown(), plan.quote);
+    warnings.push(
+      outputs.answer === null
+        ? `query: ${offlineCause(plan)}, and no passage of the page holds a word of the prompt; answer is null.`
+        : `query: ${offlineCause(plan)}; the passages that best match the prompt (ranked by BM25) were quoted.`,
+    );
+  }
   if (doc.truncated)
     warnings.push('The document is longer than the offline summary and json read; they cover its start.');
   return { outputs, warnings, modelInput: undefined };

@@ -1,5 +1,10 @@
 import { limits } from '../limits.ts';
-import type { HighlightsFormat, ParseOptions, QuestionFormat } from '../options/parse-options.ts';
+import type {
+  HighlightsFormat,
+  ParseOptions,
+  QueryFormat,
+  QuestionFormat,
+} from '../options/parse-options.ts';
 import type { JsonObject } from './json.ts';
 
 /**
@@ -15,6 +20,8 @@ export interface EnrichPlan {
   question: string | undefined;
   /** The `highlights` format's query: `highlights`. */
   highlights: string | undefined;
+  /** The deprecated `query` format's prompt in `directQuote` mode: passages, as `answer`. */
+  quote: string | undefined;
   /** Why the offline methods run, for their warning. */
   offlineReason: 'no-model' | 'zero-data-retention';
   /** Markdown characters the model step reads at most (its input budget over all its calls). */
@@ -28,7 +35,11 @@ export const isJsonFormat = (f: Format): f is JsonFormat => f.type === 'json';
 
 /** The formats a language model makes when one is configured (the offline methods otherwise). */
 export const isModelFormat = (f: Format): boolean =>
-  f.type === 'summary' || f.type === 'json' || f.type === 'question' || f.type === 'highlights';
+  f.type === 'summary' ||
+  f.type === 'json' ||
+  f.type === 'question' ||
+  f.type === 'highlights' ||
+  f.type === 'query';
 
 /** What the plan needs to know of the configured model. */
 export interface ModelSettings {
@@ -42,9 +53,14 @@ export function planEnrichment(
 ): EnrichPlan | undefined {
   const summary = options.formats.some((f) => f.type === 'summary');
   const json = options.formats.find(isJsonFormat);
-  const question = options.formats.find((f): f is QuestionFormat => f.type === 'question')?.question;
+  const query = options.formats.find((f): f is QueryFormat => f.type === 'query');
+  const question =
+    options.formats.find((f): f is QuestionFormat => f.type === 'question')?.question ??
+    (query?.mode === 'freeform' ? query.prompt : undefined);
+  const quote = query?.mode === 'directQuote' ? query.prompt : undefined;
   const highlights = options.formats.find((f): f is HighlightsFormat => f.type === 'highlights')?.query;
-  if (!summary && !json && question === undefined && highlights === undefined) return undefined;
+  if (!summary && !json && question === undefined && highlights === undefined && quote === undefined)
+    return undefined;
   // Under zero data retention no content leaves for a model unless the operator has said the
   // provider keeps nothing.
   const usable = model !== undefined && (!options.zeroDataRetention || model.zeroRetention);
@@ -55,6 +71,7 @@ export function planEnrichment(
     json: json ? { schema: json.schema as JsonObject | undefined, prompt: json.prompt } : undefined,
     question,
     highlights,
+    quote,
     offlineReason: model ? 'zero-data-retention' : 'no-model',
     modelInputChars: model ? model.maxInputTokens * limits.llmCharsPerToken * limits.llmMaxChunks : 0,
   };

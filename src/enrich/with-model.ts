@@ -36,19 +36,20 @@ export async function enrichWithModel(
       warnings.push('JSON extraction did not produce a result: the document has no text.');
     }
     // Upstream's words.
-    if (plan.question !== undefined) fields.answer = null;
+    if (plan.question !== undefined || plan.quote !== undefined) fields.answer = null;
     if (plan.highlights !== undefined) fields.highlights = null;
-    if (plan.question !== undefined || plan.highlights !== undefined)
+    if (plan.question !== undefined || plan.highlights !== undefined || plan.quote !== undefined)
       warnings.push('Query was skipped because the markdown content is empty.');
     return { fields, warnings };
   }
-  const [summary, json, answer, highlights] = await Promise.allSettled([
+  const [summary, json, answer, highlights, quoted] = await Promise.allSettled([
     plan.summary ? summariseWithModel(model, input.markdown, signal) : undefined,
     plan.json ? extractWithModel(model, input.markdown, plan.json, signal) : undefined,
     plan.question !== undefined ? answerWithModel(model, input.markdown, plan.question, signal) : undefined,
     plan.highlights !== undefined
       ? highlightWithModel(model, input.markdown, plan.highlights, signal)
       : undefined,
+    plan.quote !== undefined ? highlightWithModel(model, input.markdown, plan.quote, signal) : undefined,
   ]);
   const reason = (result: PromiseRejectedResult) => {
     // The request is over (its client has gone): nothing will read a warning.
@@ -84,6 +85,15 @@ export async function enrichWithModel(
       fields.highlights = highlightPassages(input.markdown, plan.highlights);
       warnings.push(
         `highlights: the language model failed (${reason(highlights)}); the passages that best match the query (ranked by BM25) were returned.`,
+      );
+    }
+  }
+  if (plan.quote !== undefined) {
+    if (quoted.status === 'fulfilled') fields.answer = quoted.value ?? null;
+    else {
+      fields.answer = highlightPassages(input.markdown, plan.quote);
+      warnings.push(
+        `query: the language model failed (${reason(quoted)}); the passages that best match the prompt (ranked by BM25) were quoted.`,
       );
     }
   }

@@ -29,6 +29,7 @@ export const scrapeOnlyFormats = [
   'menu',
   'question',
   'highlights',
+  'query',
   'audio',
   'video',
   'attributes',
@@ -178,6 +179,18 @@ export type ProductFormat = z.output<typeof productFormat>;
 export const menuFormat = z.strictObject({ type: z.literal('menu') });
 export type MenuFormat = z.output<typeof menuFormat>;
 export type HighlightsFormat = z.output<typeof highlightsFormat>;
+/**
+ * Scrape's deprecated `query` format: `freeform` (the default) answers as `question` does,
+ * `directQuote` with the page's own passages, as `highlights` picks them; either as `answer`.
+ */
+export const queryFormat = z.strictObject({
+  type: z.literal('query'),
+  prompt: queryText,
+  mode: z
+    .enum(['freeform', 'directQuote'], { error: 'must be "freeform" or "directQuote"' })
+    .default('freeform'),
+});
+export type QueryFormat = z.output<typeof queryFormat>;
 
 const selectorList = z.array(
   z
@@ -277,6 +290,7 @@ export type ParseOptions = Omit<z.output<typeof parseOptionsSchema>, 'formats'> 
     | AttributesFormat
     | QuestionFormat
     | HighlightsFormat
+    | QueryFormat
     | ProductFormat
     | MenuFormat
   )[];

@@ -13,6 +13,7 @@ import {
   type ParseOptions,
   parseOptionsSchema,
   productFormat,
+  queryFormat,
   questionFormat,
   scrapeOnlyFormats,
 } from './parse-options.ts';
@@ -185,13 +186,14 @@ const scrapeFormat = z.preprocess(
       changeTrackingFormat,
       questionFormat,
       highlightsFormat,
+      queryFormat,
       productFormat,
       menuFormat,
       formatObject,
     ],
     {
       error:
-        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, branding, attributes, changeTracking, question, highlights, product, menu',
+        'must be one of markdown, summary, html, rawHtml, links, images, json, screenshot, branding, attributes, changeTracking, question, highlights, query, product, menu',
     },
   ),
 );
@@ -348,6 +350,7 @@ const builtScrapeFormats = new Set([
   'changeTracking',
   'question',
   'highlights',
+  'query',
   'product',
   'menu',
 ]);
@@ -427,6 +430,8 @@ export function validateScrapeBody(raw: unknown): ScrapeRequest {
     (f): f is z.output<typeof changeTrackingFormat> => f.type === 'changeTracking',
   );
   if (tracked.length > 1) throw badRequest('body.formats may name changeTracking once');
+  if (formats.filter((f) => f.type === 'question' || f.type === 'query').length > 1)
+    throw badRequest('body.formats: question and query both answer as `answer`; name one of them, once');
   const changeTracking = tracked[0] && {
     modes: tracked[0].modes,
     schema: tracked[0].schema,

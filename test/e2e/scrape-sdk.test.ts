@@ -94,6 +94,12 @@ describe('scrape through the SDKs', () => {
     // The fake picks passage 1 of those it was offered: the page's first, verbatim.
     assert.equal(doc.highlights, '# How tides are predicted');
     assert.equal(doc.warning, undefined);
+    // The deprecated query format, in directQuote mode: the model's pick, as answer.
+    const quoted = await client.scrape(`${site.url}/article`, {
+      formats: ['markdown', { type: 'query', prompt: 'tides', mode: 'directQuote' }],
+      timeout: 120_000,
+    });
+    assert.equal(quoted.answer, '# How tides are predicted');
 
     site.page('/failing', '<p>Ferries leave at noon fake-fail.</p><p>Tickets are sold on board.</p>');
     const failed = await client.scrape(`${site.url}/failing`, {

@@ -358,6 +358,38 @@ describe('POST /v2/scrape', () => {
     );
   });
 
+  it('answers the deprecated query format: freeform as question, directQuote with passages, both as answer', async () => {
+    const freeform = await scrape({
+      url: `${site.url}/article`,
+      formats: ['markdown', { type: 'query', prompt: 'What are the harmonic constituents?' }],
+    });
+    assert.equal(freeform.status, 200, JSON.stringify(freeform.body));
+    assert.deepEqual(Object.keys(freeform.body.data), ['markdown', 'answer', 'metadata', 'warning']);
+    assert.match(freeform.body.data.answer, /constituents/);
+    assert.match(freeform.body.data.warning, /question: no language model is configured/);
+    const quoted = await scrape({
+      url: `${site.url}/article`,
+      formats: [
+        'markdown',
+        { type: 'query', prompt: 'constituents summed for the dates', mode: 'directQuote' },
+      ],
+    });
+    assert.equal(quoted.status, 200, JSON.stringify(quoted.body));
+    for (const passage of quoted.body.data.answer.split('\n\n'))
+      assert.ok(quoted.body.data.markdown.includes(passage), passage);
+    assert.match(quoted.body.data.answer, /summed for the dates/);
+    assert.match(
+      quoted.body.data.warning,
+      /query: no language model is configured; the passages that best match the prompt/,
+    );
+    const both = await scrape({
+      url: `${site.url}/article`,
+      formats: ['markdown', { type: 'query', prompt: 'x' }, { type: 'question', question: 'y' }],
+    });
+    assert.equal(both.status, 400);
+    assert.match(both.body.error, /question and query both answer as `answer`/);
+  });
+
   it('answers question and highlights from the page without a model, by BM25, saying so', async () => {
     const { status, body } = await scrape({
       url: `${site.url}/article`,
