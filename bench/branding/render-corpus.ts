@@ -15,6 +15,16 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { quireSpec, startServer, stopServer } from '../load.ts';
 
+/** The parts of the branding object the table shows. */
+interface Branding {
+  colorScheme: string;
+  logo: string | null;
+  colors: Record<string, string | null> | null;
+  typography: { fontFamilies?: { primary?: string | null; heading?: string | null } } | null;
+  components: { buttonPrimary?: { background?: string } | null } | null;
+  images: { logoReason?: string | null } | null;
+}
+
 const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus/maincontent-modern');
 const out = path.join(import.meta.dirname, 'pages');
 const apiKey = 'bench-branding';
@@ -54,7 +64,7 @@ try {
         timeout: 120_000,
       }),
     });
-    const body = (await res.json()) as { data?: { branding?: Record<string, any>; screenshot?: string } };
+    const body = (await res.json()) as { data?: { branding?: Branding; screenshot?: string } };
     const b = body.data?.branding;
     if (!b) {
       rows.push(`| ${name} | ${res.status}: ${JSON.stringify(body).slice(0, 80)} | | | | |`);

@@ -4,7 +4,13 @@ import { extractBySchema } from './extract/extract.ts';
 import type { JsonValue } from './json.ts';
 import { type Outline, outline } from './outline.ts';
 import { type EnrichPlan, offlineCause } from './plan.ts';
-import { answerFromSentences, highlightPassages, outlineTexts } from './query/offline.ts';
+import {
+  answerFromSentences,
+  highlightPassages,
+  outlineTexts,
+  type PassageAsk,
+  passageAsks,
+} from './query/offline.ts';
 import { extractiveSummary } from './summary/extractive.ts';
 
 /**
@@ -99,22 +105,17 @@ export function enrichInWorker(
         : `question: ${offlineCause(plan)}; the answer is the page's sentences that best match the question (ranked by BM25), not a written answer.`,
     );
   }
-  if (plan.highlights !== undefined) {
-    outputs.highlights = highlightPassages(markdown(), plan.highlights);
+  const pick = (ask: PassageAsk, query: string) => {
+    const found = highlightPassages(markdown(), query);
     warnings.push(
-      outputs.highlights === null
-        ? `highlights: ${offlineCause(plan)}, and no passage of the page holds a word of the query; highlights is null.`
-        : `highlights: ${offlineCause(plan)}; the passages that best match the query (ranked by BM25) were returned.`,
+      found === null
+        ? `${ask.label}: ${offlineCause(plan)}, and no passage of the page holds a word of the ${ask.noun}; ${ask.field} is null.`
+        : `${ask.label}: ${offlineCause(plan)}; the passages that best match the ${ask.noun} (ranked by BM25) were ${ask.verb}.`,
     );
-  }
-  if (plan.quote !== undefined) {
-    outputs.answer = highlightPassages(markdown(), plan.quote);
-    warnings.push(
-      outputs.answer === null
-        ? `query: ${offlineCause(plan)}, and no passage of the page holds a word of the prompt; answer is null.`
-        : `query: ${offlineCause(plan)}; the passages that best match the prompt (ranked by BM25) were quoted.`,
-    );
-  }
+    return found;
+  };
+  if (plan.highlights !== undefined) outputs.highlights = pick(passageAsks.highlights, plan.highlights);
+  if (plan.quote !== undefined) outputs.answer = pick(passageAsks.quote, plan.quote);
   if (doc.truncated)
     warnings.push('The document is longer than the offline summary and json read; they cover its start.');
   return { outputs, warnings, modelInput: undefined };

@@ -5,7 +5,13 @@ import { extractWithModel } from './model/json.ts';
 import { answerWithModel, highlightWithModel } from './model/query.ts';
 import { summariseWithModel } from './model/summary.ts';
 import type { EnrichPlan } from './plan.ts';
-import { answerFromSentences, highlightPassages, passages } from './query/offline.ts';
+import {
+  answerFromSentences,
+  highlightPassages,
+  type PassageAsk,
+  passageAsks,
+  passages,
+} from './query/offline.ts';
 
 /**
  * The enrich step's part in the API process: the model calls, on the Markdown the worker handed
@@ -79,23 +85,20 @@ export async function enrichWithModel(
       );
     }
   }
-  if (plan.highlights !== undefined) {
-    if (highlights.status === 'fulfilled') fields.highlights = highlights.value ?? null;
-    else {
-      fields.highlights = highlightPassages(input.markdown, plan.highlights);
-      warnings.push(
-        `highlights: the language model failed (${reason(highlights)}); the passages that best match the query (ranked by BM25) were returned.`,
-      );
-    }
-  }
-  if (plan.quote !== undefined) {
-    if (quoted.status === 'fulfilled') fields.answer = quoted.value ?? null;
-    else {
-      fields.answer = highlightPassages(input.markdown, plan.quote);
-      warnings.push(
-        `query: the language model failed (${reason(quoted)}); the passages that best match the prompt (ranked by BM25) were quoted.`,
-      );
-    }
-  }
+  // A failed model leaves the passages to the offline ranking too.
+  const picked = (
+    ask: PassageAsk,
+    result: PromiseSettledResult<string | null | undefined>,
+    query: string,
+  ) => {
+    if (result.status === 'fulfilled') return result.value ?? null;
+    warnings.push(
+      `${ask.label}: the language model failed (${reason(result)}); the passages that best match the ${ask.noun} (ranked by BM25) were ${ask.verb}.`,
+    );
+    return highlightPassages(input.markdown, query);
+  };
+  if (plan.highlights !== undefined)
+    fields.highlights = picked(passageAsks.highlights, highlights, plan.highlights);
+  if (plan.quote !== undefined) fields.answer = picked(passageAsks.quote, quoted, plan.quote);
   return { fields, warnings };
 }

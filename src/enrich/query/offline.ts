@@ -59,3 +59,15 @@ export function highlightPassages(markdown: string, query: string): string | nul
   const chosen = best(bm25(all, query), limits.highlightPassages);
   return chosen.length > 0 ? chosen.map((i) => all[i]).join('\n\n') : null;
 }
+
+/** How the formats that pick passages (`highlights`, and `query` in directQuote mode) name themselves in their warnings. */
+export interface PassageAsk {
+  label: string;
+  noun: string;
+  field: string;
+  verb: string;
+}
+export const passageAsks = {
+  highlights: { label: 'highlights', noun: 'query', field: 'highlights', verb: 'returned' },
+  quote: { label: 'query', noun: 'prompt', field: 'answer', verb: 'quoted' },
+} satisfies Record<string, PassageAsk>;

@@ -7,7 +7,7 @@ import { siteStructure } from '../../crawl/site-structure.ts';
 import type { LanguageModel } from '../../enrich/llm/provider.ts';
 import { ApiError, badRequest } from '../../errors.ts';
 import { type CrawlRequest, validateBatchBody, validateCrawlBody } from '../../jobs/job-requests.ts';
-import type { JobRunner, StoredOptions } from '../../jobs/job-runner.ts';
+import type { JobRunner } from '../../jobs/job-runner.ts';
 import { activeEntry, jobNotFound, statusBody, statusPage, teamJob } from '../../jobs/job-status.ts';
 import type { NewPage } from '../../jobs/job-store.ts';
 import { type NewJobSpec, newJob } from '../../jobs/new-job.ts';
@@ -20,7 +20,6 @@ import type { UploadBudget } from '../../quota/upload-budget.ts';
 import type { Account } from '../../quota/usage.ts';
 import type { ResolveAll } from '../../scrape/vetted-address.ts';
 import type { NetPolicy } from '../../sessions/net-policy.ts';
-import { uuidv7 } from '../../sessions/tokens.ts';
 import type { Store } from '../../store/store.ts';
 import { publicBase } from './interact.ts';
 

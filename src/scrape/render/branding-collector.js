@@ -27,7 +27,7 @@
       color: s.color,
     };
   };
-  const shown = (el, s, r) =>
+  const shown = (s, r) =>
     r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none' && Number(s.opacity) > 0;
 
   const backgrounds = new Map();
@@ -57,7 +57,7 @@
     if (++seen > MAX_ELEMENTS) break;
     const s = getComputedStyle(el);
     const r = el.getBoundingClientRect();
-    if (!shown(el, s, r)) continue;
+    if (!shown(s, r)) continue;
     const area = Math.min(r.width, pageWidth) * Math.min(r.height, 4000);
     if (opaque(s.backgroundColor)) tally(backgrounds, s.backgroundColor, area);
     let chars = 0;
