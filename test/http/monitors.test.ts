@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../../src/store/api-keys.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { startApp, useApp } from '../helpers/app.ts';
 import { Site } from '../helpers/site.ts';
 
@@ -265,6 +267,36 @@ describe('monitors', () => {
       /body\.webhook\.events\[0\]/,
     );
     assert.equal((await call('GET', '/v2/monitor/0190a5d2-0000-7000-8000-000000000000')).status, 404);
+  });
+
+  it("skips a check when the team's balance is empty, saying why", async () => {
+    const store = new SqliteStore(path.join(app().dataDir, 'quire.db'));
+    try {
+      const { key } = await createApiKey(store, 'thrifty');
+      // Before the team's first request: the app keeps a team's settings once read.
+      await store.updateTeam('thrifty', { credits: 0 });
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const created = await app().fetch('/v2/monitor', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'x', schedule: { text: 'hourly' }, targets: targets() }),
+      });
+      const { data } = (await created.json()) as { data: { id: string } };
+      const run = await app().fetch(`/v2/monitor/${data.id}/run`, { method: 'POST', headers, body: '{}' });
+      assert.equal(run.status, 200);
+      const check = ((await run.json()) as { data: Check & { error: string; finishedAt: string } }).data;
+      assert.equal(check.status, 'skipped_no_credits');
+      assert.equal(check.actualCredits, 0);
+      assert.match(check.error, /no credits left/);
+      // Nothing runs: the monitor is free for its next check.
+      const monitor = await app().fetch(`/v2/monitor/${data.id}`, { headers });
+      assert.equal(
+        ((await monitor.json()) as { data: { currentCheckId: string | null } }).data.currentCheckId,
+        null,
+      );
+    } finally {
+      await store.close();
+    }
   });
 
   it('deletes a monitor with its checks', async () => {
