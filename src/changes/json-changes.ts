@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue, jsonIdentity } from '../enrich/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonIdentity, putOwn } from '../enrich/json.ts';
 
 /** What a page's Markdown gives for a schema or prompt: the json format's value and its warning. */
 export type ReadJson = (
@@ -55,13 +55,7 @@ export async function jsonChanges(
   for (const key of new Set([...Object.keys(after.value), ...Object.keys(before.value)])) {
     const was = before.value[key] ?? null;
     const is = after.value[key] ?? null;
-    if (jsonIdentity(was) !== jsonIdentity(is))
-      Object.defineProperty(changes, key, {
-        value: { previous: was, current: is },
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    if (jsonIdentity(was) !== jsonIdentity(is)) putOwn(changes, key, { previous: was, current: is });
   }
   return { json: changes };
 }

@@ -9,6 +9,11 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Sets an own property, whatever its name (`__proto__` included): keys from a page or a schema are data. */
+export function putOwn<T>(out: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** A key that is the same for two values that are the same, whatever their objects' key order. */
 export function jsonIdentity(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(jsonIdentity).join(',')}]`;

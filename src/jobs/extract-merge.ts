@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue, jsonIdentity } from '../enrich/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonIdentity, putOwn } from '../enrich/json.ts';
 
 /** What one page of an extract gave: its URL and the value read from it (null: nothing). */
 export interface PageValue {
@@ -24,11 +24,6 @@ function isEmpty(value: JsonValue | undefined): boolean {
   if (Array.isArray(value)) return value.length === 0;
   if (isJsonObject(value)) return Object.values(value).every(isEmpty);
   return false;
-}
-
-/** Sets an own property, whatever its name (`__proto__` included). */
-function put(out: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
@@ -59,8 +54,9 @@ export function mergePages(pages: readonly PageValue[]): Merged {
     }
     if (isJsonObject(into) && isJsonObject(value)) {
       const out: JsonObject = {};
-      for (const [key, v] of Object.entries(into)) put(out, key, v);
-      for (const [key, v] of Object.entries(value)) put(out, key, merge(into[key], v, child(path, key), url));
+      for (const [key, v] of Object.entries(into)) putOwn(out, key, v);
+      for (const [key, v] of Object.entries(value))
+        putOwn(out, key, merge(into[key], v, child(path, key), url));
       return out;
     }
     if (Array.isArray(into) && Array.isArray(value)) return mergeList(into, value, path, url);

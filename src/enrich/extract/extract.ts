@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../json.ts';
+import { type JsonObject, type JsonValue, putOwn } from '../json.ts';
 import type { Outline } from '../outline.ts';
 import { coerce, type Habits, splitList } from './coerce.ts';
 import { dateRange, type Fact, type Facts, type RecordTable, readFacts, type Section } from './facts.ts';
@@ -25,11 +25,6 @@ const isScalar = (s: Shape) => SCALAR.has(s.type);
 const isList = (s: Shape): s is Extract<Shape, { type: 'array' }> => s.type === 'array' && isScalar(s.items);
 const recordsOf = (s: Shape): ObjectShape | undefined =>
   s.type === 'array' && s.items.type === 'object' ? s.items : undefined;
-
-/** Sets an own property, whatever its name (`__proto__` included). */
-function put(out: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 class Extractor {
   private readonly phrases = new Map<string, string[]>();
@@ -75,10 +70,10 @@ class Extractor {
       if (Object.hasOwn(out, p.name)) continue;
       if (isList(p.shape)) {
         const list = this.listFromSection(p, p.shape, scope) ?? this.listFromColumn(p, p.shape, scope);
-        if (list) put(out, p.name, list);
+        if (list) putOwn(out, p.name, list);
       } else {
         const found = this.byFormat(p.shape, scope);
-        if (found !== undefined) put(out, p.name, found);
+        if (found !== undefined) putOwn(out, p.name, found);
       }
     }
     for (const p of shape.properties) {
@@ -86,13 +81,13 @@ class Extractor {
       if (item) {
         const names = namesOf(p, scope.prefix);
         const records = this.fromTables(item, names, scope) ?? this.fromSubsections(item, names, scope);
-        if (records && records.length > 0) put(out, p.name, records);
+        if (records && records.length > 0) putOwn(out, p.name, records);
       } else if (p.shape.type === 'object') {
         const section = this.section(namesOf(p, scope.prefix), scope);
         const inner = section
           ? this.object(p.shape, { from: section.block, to: section.end, prefix: [] })
           : this.object(p.shape, { ...scope, prefix: [...scope.prefix, ...phrase(p.name)] });
-        if (Object.keys(inner).length > 0) put(out, p.name, inner);
+        if (Object.keys(inner).length > 0) putOwn(out, p.name, inner);
       }
     }
     return out;
@@ -118,7 +113,7 @@ class Extractor {
       if (Object.hasOwn(out, property.name) || used.has(fact)) continue;
       const value = coerce(fact.value, property.shape, this.facts.habits);
       if (value === undefined) continue;
-      put(out, property.name, value);
+      putOwn(out, property.name, value);
       used.add(fact);
     }
   }
@@ -224,7 +219,7 @@ class Extractor {
       const record: JsonObject = {};
       for (const [property, column] of best.columns) {
         const value = coerce(row[column] ?? '', property.shape, this.facts.habits);
-        if (value !== undefined) put(record, property.name, value);
+        if (value !== undefined) putOwn(record, property.name, value);
       }
       if (Object.keys(record).length >= needed) records.push(record);
     }
@@ -285,7 +280,7 @@ function fillFromParts(text: string, item: ObjectShape, record: JsonObject, habi
     if (!target) continue;
     const value = coerce(part, target.shape, habits);
     if (value === undefined) continue;
-    put(record, target.name, value);
+    putOwn(record, target.name, value);
     empty.splice(empty.indexOf(target), 1);
   }
 }
