@@ -810,6 +810,8 @@ export const limits = {
    * and read by the extractor, so a whole site's map would cost the team a crawl's credits.
    */
   extractWildcardPages: 20,
+  /** The most a `limit` may ask of one `/*` URL: an extract reads pages, it is not a crawl of a whole site. */
+  extractMaxWildcardPages: 1_000,
   /** An extract's prompt and system prompt, together: what a json format's prompt may hold. */
   extractPromptChars: 10_000,
   /** One warning of an extract's answer, in characters: a page's own warning is quoted in one. */

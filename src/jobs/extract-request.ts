@@ -37,6 +37,7 @@ export const extractBodySchema = z.strictObject({
     .number({ error: 'must be a positive integer' })
     .int({ error: 'must be a positive integer' })
     .positive({ error: 'must be a positive integer' })
+    .max(limits.extractMaxWildcardPages, { error: `must be at most ${limits.extractMaxWildcardPages}` })
     .optional()
     .describe(`Pages each /* URL expands to (default ${limits.extractWildcardPages}).`),
   enableWebSearch: flag('Refused when true: Quire has no web search.'),

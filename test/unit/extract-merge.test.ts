@@ -128,6 +128,7 @@ describe("an extract's request", () => {
       /Maximum of 10 URLs allowed per request while in beta/,
     );
     refused({ urls: ['https://a.example/'], prompt: 'x', enableWebSearch: true }, /body\.enableWebSearch/);
+    refused({ urls: ['https://a.example/*'], prompt: 'x', limit: 1e9 }, /body\.limit must be at most 1000/);
     refused(
       { urls: ['https://a.example/'], prompt: 'x', webhook: 'https://hooks.example/' },
       /body\.webhook/,
